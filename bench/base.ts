@@ -45,7 +45,7 @@ export function benchRequest(
 export const benchUsage = (known: readonly string[]): string =>
   `usage: node dist/bench/run.js [NAME…] [--base DIR]\n  runs the named benchmarks (all when none is named) ` +
   `and merges their entries into bench/results/latest.json\n  NAME: ${known.join(', ')}\n  --base DIR: a ` +
-  `built checkout of the base commit; serveEpisodes and episodic run it beside this build (also ` +
+  `built checkout of the base commit; serve, serveEpisodes and episodic run it beside this build (also ` +
   `ENVFORGE_BENCH_BASE)\n  bench/README.md describes each benchmark and its figures\n`;
 
 /** A module of the base build, by its path under dist/ (e.g. 'serve/server.js'). */

@@ -2,6 +2,7 @@
 // load generator does not share its event loop), driven over loopback with autocannon.
 //   serve.singleRps / serve.singleP99Ms: POST /v1/verify with one item per request, 64 connections.
 //   serve.batchedVerifiesPerSec: POST /v1/verify with 1,000 items per request.
+// With `--base DIR`, the base build's server runs beside this one's, in interleaved rounds (base and ratio added).
 // Items are reference responses of instances drawn from every seed environment, so every verdict is a
 // full generate + verify in the sandbox (the service keeps no instances).
 import { fork, type ChildProcess } from 'node:child_process';
@@ -14,6 +15,7 @@ import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { startServer } from '../serve/server.js';
+import { baseDir, fromBase, loadNow, ratio } from './base.js';
 import type { BenchEntries } from './types.js';
 
 interface AutocannonResult {
@@ -36,6 +38,8 @@ const SELF = fileURLToPath(import.meta.url);
 
 const SINGLE = { connections: 64, durationS: 10, warmupS: 2, distinctBodies: 512 };
 const BATCHED = { connections: 4, durationS: 10, warmupS: 2, itemsPerRequest: 1_000, distinctBodies: 8 };
+/** Interleaved rounds per build beside a base. */
+const ROUNDS = 2;
 
 interface Item {
   ground_truth: string;
@@ -115,6 +119,20 @@ async function load(
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
+/** One server's figures in one round: single-item requests, then 1,000-item ones (each after its warm-up). */
+async function measure(url: string, singles: unknown[], batches: unknown[]) {
+  const loadAverage = loadNow();
+  await load(url, singles, SINGLE.connections, SINGLE.warmupS);
+  const single = await load(url, singles, SINGLE.connections, SINGLE.durationS);
+  await load(url, batches, BATCHED.connections, BATCHED.warmupS);
+  const batched = await load(url, batches, BATCHED.connections, BATCHED.durationS);
+  return { loadAverage, single, batched };
+}
+type Round = Awaited<ReturnType<typeof measure>> & { build: 'this' | 'base' };
+
+const rps = (r: AutocannonResult) => round(r['2xx'] / r.duration);
+const verifiesPerSec = (r: AutocannonResult) => round((r['2xx'] * BATCHED.itemsPerRequest) / r.duration);
+
 export async function benchServe(): Promise<BenchEntries> {
   const tmp = mkdtempSync(join(tmpdir(), 'envforge-bench-serve-'));
   const libraryDir = join(tmp, 'library');
@@ -128,8 +146,15 @@ export async function benchServe(): Promise<BenchEntries> {
       await library.close();
     }
   }
-  const { child, url } = await startChild(libraryDir);
+  const base = baseDir();
+  const servers: Array<{ build: Round['build']; child: ChildProcess; url: string }> = [];
   try {
+    servers.push({ build: 'this', ...(await startChild(libraryDir)) });
+    if (base) {
+      const { startChild: startBase } = await fromBase<{ startChild: typeof startChild }>(base, 'bench/serve.js');
+      servers.push({ build: 'base', ...(await startBase(libraryDir)) });
+    }
+    const { url } = servers[0] as (typeof servers)[number];
     const sampled = (await post(url, '/v1/sample', { select: { n: 4_000, seed: 2024 }, reveal: true })) as {
       items: Array<Item & { error?: unknown }>;
     };
@@ -143,9 +168,6 @@ export async function benchServe(): Promise<BenchEntries> {
     const sanityAllOne = check.results.every((r) => r.score === 1);
 
     const singles = items.slice(0, SINGLE.distinctBodies).map((i) => verifyRequest([i]));
-    await load(url, singles, SINGLE.connections, SINGLE.warmupS);
-    const single = await load(url, singles, SINGLE.connections, SINGLE.durationS);
-
     const batches = Array.from({ length: BATCHED.distinctBodies }, (_, b) =>
       verifyRequest(
         Array.from(
@@ -154,15 +176,36 @@ export async function benchServe(): Promise<BenchEntries> {
         ),
       ),
     );
-    await load(url, batches, BATCHED.connections, BATCHED.warmupS);
-    const batched = await load(url, batches, BATCHED.connections, BATCHED.durationS);
+    // With a base, interleaved rounds, alternating which build goes first; the best round of each build kept.
+    const rounds: Round[] = [];
+    for (let k = 0; k < (base ? ROUNDS : 1); k++)
+      for (const s of k % 2 === 0 ? servers : [...servers].reverse())
+        rounds.push({ build: s.build, ...(await measure(s.url, singles, batches)) });
+    const best = (build: Round['build'], score: (r: Round) => number) =>
+      rounds.filter((r) => r.build === build).reduce<Round | null>((a, b) => (a && score(a) >= score(b) ? a : b), null);
+    const single = best('this', (r) => rps(r.single)) as Round;
+    const batched = best('this', (r) => verifiesPerSec(r.batched)) as Round;
+    const [singleBase, batchedBase] = [
+      best('base', (r) => rps(r.single)),
+      best('base', (r) => verifiesPerSec(r.batched)),
+    ];
 
     const common = {
       cores: availableParallelism(),
       sandboxWorkers: availableParallelism(),
       envs,
       sanityAllOne,
-      note: 'server in its own process; autocannon in the bench process; loopback; reference responses',
+      baseBuild: base,
+      rounds: rounds.map((r) => ({
+        build: r.build,
+        loadAverage: r.loadAverage,
+        singleRps: rps(r.single),
+        singleP99Ms: r.single.latency.p99,
+        batchedVerifiesPerSec: verifiesPerSec(r.batched),
+      })),
+      note:
+        'server in its own process; autocannon in the bench process; loopback; reference responses; with a base, ' +
+        'rounds interleaved and the best round of each build kept',
     };
     const detail = (r: AutocannonResult, connections: number) => ({
       connections,
@@ -172,40 +215,51 @@ export async function benchServe(): Promise<BenchEntries> {
       timeouts: r.timeouts,
       non2xx: r.non2xx,
     });
+    const s = single.single;
+    const b = batched.batched;
     return {
       'serve.singleRps': {
-        value: round(single['2xx'] / single.duration),
+        value: rps(s),
         unit: 'req/s',
+        base: singleBase && rps(singleBase.single),
+        ratio: ratio(rps(s), singleBase && rps(singleBase.single)),
+        loadAverage: single.loadAverage,
         ...common,
-        ...detail(single, SINGLE.connections),
+        ...detail(s, SINGLE.connections),
         itemsPerRequest: 1,
-        p50Ms: single.latency.p50,
-        p90Ms: single.latency.p90,
-        p99Ms: single.latency.p99,
+        p50Ms: s.latency.p50,
+        p90Ms: s.latency.p90,
+        p99Ms: s.latency.p99,
       },
       'serve.singleP99Ms': {
-        value: single.latency.p99,
+        value: s.latency.p99,
         unit: 'ms',
+        base: singleBase?.single.latency.p99 ?? null,
+        ratio: ratio(s.latency.p99, singleBase?.single.latency.p99),
+        loadAverage: single.loadAverage,
         ...common,
-        ...detail(single, SINGLE.connections),
-        p50Ms: single.latency.p50,
-        p90Ms: single.latency.p90,
-        maxMs: single.latency.max,
+        ...detail(s, SINGLE.connections),
+        p50Ms: s.latency.p50,
+        p90Ms: s.latency.p90,
+        maxMs: s.latency.max,
         target: '< 50 ms',
       },
       'serve.batchedVerifiesPerSec': {
-        value: round((batched['2xx'] * BATCHED.itemsPerRequest) / batched.duration),
+        value: verifiesPerSec(b),
         unit: 'verifications/s',
+        base: batchedBase && verifiesPerSec(batchedBase.batched),
+        ratio: ratio(verifiesPerSec(b), batchedBase && verifiesPerSec(batchedBase.batched)),
+        loadAverage: batched.loadAverage,
         ...common,
-        ...detail(batched, BATCHED.connections),
+        ...detail(b, BATCHED.connections),
         itemsPerRequest: BATCHED.itemsPerRequest,
-        requestP50Ms: batched.latency.p50,
-        requestP99Ms: batched.latency.p99,
+        requestP50Ms: b.latency.p50,
+        requestP99Ms: b.latency.p99,
         target: '>= 5000 verifications/s',
       },
     };
   } finally {
-    await stopChild(child);
+    for (const server of servers) await stopChild(server.child);
     rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -21,6 +21,8 @@ interface Stamps {
   arrive: number;
   step?: number;
   rollout?: number;
+  /** Its group formed and queued in the sandbox gate (serve/sandbox-gate.ts); `sent` when the gate let it through. */
+  gated?: number;
   sent?: number;
   back?: number;
   guestMs?: number;
@@ -35,7 +37,8 @@ interface Stamps {
 const LAYERS: Array<[string, (s: Required<Stamps>) => number]> = [
   ['body, parse, hooks (Host, auth), admission', (s) => s.step - s.arrive],
   ['session lookup, its turn', (s) => s.rollout - s.step],
-  ['dispatcher queue (batching, a group in flight)', (s) => s.sent - s.rollout],
+  ['dispatcher queue (batching, both groups of the slot formed)', (s) => s.gated - s.rollout],
+  ['sandbox gate wait (its group formed, waiting for a worker)', (s) => s.sent - s.gated],
   ['crossing: pool queue, IPC, worker (less the module)', (s) => s.back - s.sent - s.guestMs],
   ["the module's rollout in the isolate", (s) => s.guestMs],
   ['result back to the session', (s) => s.rolled - s.back],
@@ -47,15 +50,23 @@ const LAYERS: Array<[string, (s: Required<Stamps>) => number]> = [
 
 /** The server process: patches the layers' entry points with stamps, then serves until told to report. */
 async function profileChild(libraryDir: string): Promise<void> {
-  const [{ startServer }, { EpisodeSessions }, { EpisodeRunner }, { Dispatcher }, { EpisodeJournal }, { SandboxPool }] =
-    await Promise.all([
-      import('../serve/server.js'),
-      import('../serve/episodes.js'),
-      import('../serve/episode-runner.js'),
-      import('../serve/dispatcher.js'),
-      import('../serve/episode-journal.js'),
-      import('../sandbox/pool.js'),
-    ]);
+  const [
+    { startServer },
+    { EpisodeSessions },
+    { EpisodeRunner },
+    { Dispatcher },
+    { EpisodeJournal },
+    { SandboxPool },
+    { SandboxGate },
+  ] = await Promise.all([
+    import('../serve/server.js'),
+    import('../serve/episodes.js'),
+    import('../serve/episode-runner.js'),
+    import('../serve/dispatcher.js'),
+    import('../serve/episode-journal.js'),
+    import('../sandbox/pool.js'),
+    import('../serve/sandbox-gate.js'),
+  ]);
   const store = new AsyncLocalStorage<Stamps>();
   let steps: Stamps[] = [];
   const gc: number[] = [];
@@ -117,13 +128,46 @@ async function profileChild(libraryDir: string): Promise<void> {
     (s) => (s.journalIn = performance.now()),
     (s) => (s.journalOut = performance.now()),
   );
+  // When the gate job now starting was queued: its runTogether call happens as the gate lets it through.
+  let gatedAt: number | undefined;
+  // A worker's hand-off: from the pool freeing it (its last job's 'done') to the next job the gate lets through,
+  // counted where that job was already waiting (the time a worker idles with work queued for it).
+  let freedAt: number | undefined;
+  let handoffs: number[] = [];
+  type Finish = (this: unknown, worker: { next: unknown[] }, ...a: unknown[]) => void;
+  const proto = Object.getPrototypeOf(SandboxPool.prototype) as { finish: Finish }; // PoolDispatch's (private)
+  const finish = proto.finish;
+  proto.finish = function (this: unknown, worker, ...a) {
+    if (worker.next.length === 0) freedAt = performance.now();
+    return finish.call(this, worker, ...a);
+  };
+  const gateRun = SandboxGate.prototype.run;
+  SandboxGate.prototype.run = function <T>(
+    this: InstanceType<typeof SandboxGate>,
+    owner: string,
+    cost: number,
+    job: (done: () => void) => Promise<T>,
+  ) {
+    const queued = performance.now();
+    return gateRun.call(this, owner, cost, (done: () => void) => {
+      gatedAt = queued;
+      if (freedAt !== undefined && queued < freedAt) handoffs.push(performance.now() - freedAt);
+      freedAt = undefined;
+      try {
+        return job(done);
+      } finally {
+        gatedAt = undefined;
+      }
+    });
+  } as typeof SandboxGate.prototype.run;
   const together = SandboxPool.prototype.runTogether;
   SandboxPool.prototype.runTogether = function (this: InstanceType<typeof SandboxPool>, requests) {
     const sent = performance.now();
+    const gated = gatedAt ?? sent;
     const runs = together.call(this, requests);
     requests.forEach((r, k) => {
       const mine = (r.calls ?? []).map((c) => byCall.get(c));
-      for (const s of mine) if (s) s.sent = sent;
+      for (const s of mine) if (s) Object.assign(s, { gated, sent });
       void runs[k]?.then(
         (result) =>
           mine.forEach(
@@ -143,13 +187,14 @@ async function profileChild(libraryDir: string): Promise<void> {
   });
   process.on('message', (m) => {
     if (m === 'reset') {
-      [steps, gc.length] = [[], 0];
+      [steps, gc.length, handoffs] = [[], 0, []];
       delay.reset();
       process.send?.('reset');
     } else if (m === 'report')
       process.send?.({
         steps,
         gc,
+        handoffs,
         delayP50: delay.percentile(50) / 1e6,
         delayP99: delay.percentile(99) / 1e6,
         delayMax: delay.max / 1e6,
@@ -171,7 +216,7 @@ export function layerTable(
   steps: Stamps[],
 ): Array<{ layer: string; p50Ms: number; p99Ms: number; tailMeanMs: number }> {
   const full = steps.filter((s): s is Required<Stamps> =>
-    [s.step, s.rollout, s.sent, s.back, s.rolled, s.journalIn, s.journalOut, s.answered, s.done].every(
+    [s.step, s.rollout, s.gated, s.sent, s.back, s.rolled, s.journalIn, s.journalOut, s.answered, s.done].every(
       (x) => x !== undefined,
     ),
   );
@@ -214,14 +259,26 @@ async function main(): Promise<void> {
   const client = new Client(url);
   try {
     await play(client, plans, { ms: 2_000, sessions });
+    await ask(child, 'reset');
     const live = await play(client, plans, { ms: 5_000, sessions });
+    const liveHandoffs = (await ask<{ handoffs: number[] }>(child, 'report')).handoffs.sort((a, b) => a - b);
     const thinkMs = (1000 * sessions) / (0.5 * Math.max(1, live.steps / 5));
     await ask(child, 'reset');
     const paced = await play(client, plans, { ms: 5_000, sessions, thinkMs });
-    const report = await ask<{ steps: Stamps[]; gc: number[]; delayP50: number; delayP99: number; delayMax: number }>(
-      child,
-      'report',
-    );
+    const report = await ask<{
+      steps: Stamps[];
+      gc: number[];
+      handoffs: number[];
+      delayP50: number;
+      delayP99: number;
+      delayMax: number;
+    }>(child, 'report');
+    const ms = (xs: number[]) => ({
+      count: xs.length,
+      p50: r2(percentile(xs, 0.5)),
+      p99: r2(percentile(xs, 0.99)),
+      totalMs: r2(xs.reduce((a, b) => a + b, 0)),
+    });
     const gc = report.gc.sort((a, b) => a - b);
     const summary = {
       sessions,
@@ -231,6 +288,7 @@ async function main(): Promise<void> {
       clientP50Ms: r2(percentile(paced.latencies, 0.5)),
       clientP99Ms: r2(percentile(paced.latencies, 0.99)),
       layers: layerTable(report.steps),
+      workerHandoffMs: { closedLoop: ms(liveHandoffs), paced: ms(report.handoffs.sort((a, b) => a - b)) },
       gc: { count: gc.length, totalMs: r2(gc.reduce((a, b) => a + b, 0)), maxMs: r2(gc.at(-1) ?? 0) },
       eventLoopDelayMs: { p50: r2(report.delayP50), p99: r2(report.delayP99), max: r2(report.delayMax) },
     };

@@ -19,6 +19,9 @@ interface ServeFlags {
   requestTimeout: number;
   maxSessions: number;
   maxConnections: number;
+  bodyBudget?: number;
+  clientBodyBudget?: number;
+  bodyTimeout: number;
   sessionIdle: number;
   episodesDir?: string;
   operatorToken?: string;
@@ -94,6 +97,23 @@ export function registerServe(program: Command, io: Io): void {
         'idle connection (no request in flight) of the address holding the most, so idle sockets lock no one out',
       integerOption('--max-connections', 1),
       DEFAULT_SERVE_OPTIONS.maxConnections,
+    )
+    .option(
+      '--body-budget <bytes>',
+      'bytes of request bodies held at once for all clients, from their headers to their answers (default: a ' +
+        'quarter of the heap limit, 128 MB to 1 GB); past it the client holding the most loses a body still arriving',
+      integerOption('--body-budget', 1),
+    )
+    .option(
+      '--client-body-budget <bytes>',
+      'bytes of request bodies one client may hold at once (default: a quarter of --body-budget); past it 503',
+      integerOption('--client-body-budget', 1),
+    )
+    .option(
+      '--body-timeout <ms>',
+      'a request body still arriving this long after its headers is dropped (408, connection closed)',
+      integerOption('--body-timeout', 1),
+      DEFAULT_SERVE_OPTIONS.bodyTimeoutMs,
     )
     .option(
       '--session-idle <ms>',
@@ -192,6 +212,9 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
     requestTimeoutMs: flags.requestTimeout,
     maxSessions: flags.maxSessions,
     maxConnections: flags.maxConnections,
+    bodyTimeoutMs: flags.bodyTimeout,
+    ...(flags.bodyBudget !== undefined ? { bodyBudgetBytes: flags.bodyBudget } : {}),
+    ...(flags.clientBodyBudget !== undefined ? { clientBodyBytes: flags.clientBodyBudget } : {}),
     sessionIdleMs: flags.sessionIdle,
     maxEndedJournals: flags.maxJournals,
     ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}),

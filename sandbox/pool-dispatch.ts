@@ -36,6 +36,8 @@ export interface Job {
   setupMs: number;
   resolve(result: RunResult<unknown>): void;
   reject(error: Error): void;
+  /** RunRequest.onEnd: called from the pool's next pump, once the pool's state is whole (endedJobs). */
+  onEnd?: () => void;
 }
 
 export type Worker = SupervisedWorker<Job>;
@@ -62,6 +64,8 @@ export abstract class PoolDispatch {
   readonly trips = new TripLog(); // modules that tripped a wire (tripwires.js) in any job of this pool
   /** Setups of envforge's own code the workers began (a new isolate's SES, a new realm): what realm packing saves. */
   setups = 0;
+  /** The onEnd of jobs settled since the last pump: called there, where a new job may safely come in. */
+  private ended: Array<() => void> = [];
 
   constructor(options: SandboxPoolOptions) {
     this.options = options;
@@ -69,6 +73,18 @@ export abstract class PoolDispatch {
 
   /** Hands queued jobs to idle workers, spawning workers up to the pool's size. */
   protected abstract pump(): void;
+
+  /**
+   * Calls the onEnd of the jobs settled since the last call (pump's first and last act: every settling of a job is
+   * followed by a pump once the pool's state is whole), so the jobs their callers then give the pool meet a free
+   * worker.
+   */
+  protected endedJobs(): void {
+    if (this.ended.length === 0) return;
+    const ended = this.ended;
+    this.ended = [];
+    for (const onEnd of ended) onEnd();
+  }
 
   protected spawn(): Worker {
     const worker: Worker = new SupervisedWorker<Job>(
@@ -279,6 +295,7 @@ export abstract class PoolDispatch {
     }
     job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
     job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
+    if (job.onEnd) this.ended.push(job.onEnd);
     job.resolve({
       load: job.load,
       results: job.results.results(),

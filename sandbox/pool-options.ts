@@ -59,6 +59,12 @@ export interface RunRequest {
    * share).
    */
   parallel?: boolean;
+  /**
+   * Called once the job has left its worker with its result (not when it is rejected), synchronously, after the pool
+   * freed the worker and before it hands out its next job: a caller that gives the pool one job per worker
+   * (serve/sandbox-gate.ts) can give the next one at the moment a worker is free, not promise hops later.
+   */
+  onEnd?: () => void;
 }
 export interface RunResult<R = CallResult> {
   load: LoadInfo;

@@ -142,10 +142,17 @@ export class SandboxPool extends PoolDispatch {
       setupMs: 0,
       resolve,
       reject,
+      ...(request.onEnd ? { onEnd: request.onEnd } : {}),
     };
   }
 
   protected pump(): void {
+    this.endedJobs();
+    this.handOut();
+    this.endedJobs(); // jobs settled here (spent budgets) end too
+  }
+
+  private handOut(): void {
     while (this.queue.length > 0) {
       let worker = [...this.workers].find((w) => w.job === null && !w.exited);
       if (!worker) {

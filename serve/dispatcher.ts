@@ -115,8 +115,8 @@ export class Dispatcher {
    */
   async runAlone(owner: string, source: string, call: Call, callTimeoutMs: number, cost = 1): Promise<CallResult> {
     try {
-      return await this.gate.run(owner, cost, async () => {
-        const run = await this.pool.run({ source, calls: [call], limits: { callTimeoutMs } });
+      return await this.gate.run(owner, cost, async (done) => {
+        const run = await this.pool.run({ source, calls: [call], limits: { callTimeoutMs }, onEnd: done });
         return run.results[0] ?? noResult;
       });
     } catch (error) {
@@ -219,12 +219,15 @@ export class Dispatcher {
     }
     slot.running++;
     let left = jobs.length;
-    void this.gate.run(SHARED_OWNER, 1, () => {
+    void this.gate.run(SHARED_OWNER, 1, (done) => {
+      let inPool = jobs.length;
+      const onEnd = () => --inPool === 0 && done();
       const runs = this.pool.runTogether(
         jobs.map((j) => ({
           source: j.queue.source,
           calls: j.batch.map((p) => p.call),
           limits: { callTimeoutMs: this.callTimeoutMs },
+          onEnd,
         })),
       );
       this.settleGroup(slot, jobs, runs, () => --left);

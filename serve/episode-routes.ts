@@ -57,7 +57,7 @@ export function registerEpisodeRoutes(
 ): void {
   const idOf = (params: unknown) => String((params as { id?: unknown }).id ?? '');
 
-  app.post('/v1/episodes', async (request) => {
+  app.post('/v1/episodes', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const identity = parse(Identity, request.body);
     const key = idempotencyKey(request.headers['idempotency-key']);
     return admitted(service, requestClient(request), async () => {
@@ -99,7 +99,7 @@ export function registerEpisodeRoutes(
     admitted(service, requestClient(request), () => sessions.get(idOf(request.params), requestClient(request))),
   );
 
-  app.delete('/v1/episodes/:id', async (request) =>
+  app.delete('/v1/episodes/:id', { bodyLimit: STEP_BODY_LIMIT }, async (request) =>
     admitted(service, requestClient(request), () => sessions.end(idOf(request.params), requestClient(request))),
   );
 }

@@ -2,8 +2,9 @@
 // order with OpenEnv's observation/state/mcp/error messages, one episode at a time. A new reset ends the episode
 // before it, and so does the client going away (close or disconnect), as OpenEnv destroys a closed session: the
 // episode ends "truncated" and frees its slot. A server shutting down leaves its episodes resumable instead.
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
+import type { Hold } from './body-budget.js';
 import { admitted } from './episode-routes.js';
 import { answerMcp } from './openenv-mcp.js';
 import { parseAction, ResetData, type OpenEnvSessions } from './openenv-session.js';
@@ -23,6 +24,17 @@ const Envelope = z.object(
 const MAX_PENDING = 64;
 /** Bytes of answers a WebSocket client may leave unread before its connection closes with 1008. */
 const MAX_BUFFERED_BYTES = 4 << 20;
+
+/** WebSocket's close code for "try again later". */
+const TRY_AGAIN_LATER = 1013;
+
+/** A message's size in bytes, as ws delivers it (one Buffer, fragments, or an ArrayBuffer). */
+const byteLength = (data: RawData) =>
+  Array.isArray(data)
+    ? data.reduce((n, b) => n + b.length, 0)
+    : data instanceof ArrayBuffer
+      ? data.byteLength
+      : data.length;
 
 /** The optional `turn` of a WebSocket step's data (the idempotency key, as an HTTP step's `turn`). */
 function turnOf(data: unknown): number | undefined {
@@ -138,10 +150,20 @@ export function serveConnection(
         `more than ${MAX_PENDING} messages waiting for an answer; read the answers before sending more`,
       );
     [activity.busy, activity.lastUsed] = [pending, Date.now()];
+    // A message waiting for its turn is held in memory: charged to its client as request bodies are (V20-1).
+    let hold: Hold;
+    try {
+      hold = service.bodies.reserve(sessions.who.principal, byteLength(data), { drop: () => socket.terminate() });
+      hold.arrived();
+    } catch (error) {
+      --pending;
+      return socket.close(TRY_AGAIN_LATER, (error as Error).message.slice(0, 120));
+    }
     const text = isBinary ? '' : String(data);
     chain = chain
       .then(() => handle(text))
       .finally(() => {
+        hold.release();
         [activity.busy, activity.lastUsed] = [--pending, Date.now()];
       });
   });

@@ -66,7 +66,7 @@ export function registerOpenEnv(
     return found.record;
   };
 
-  app.post('/openenv/:env/reset', async (request) =>
+  app.post('/openenv/:env/reset', { bodyLimit: STEP_BODY_LIMIT }, async (request) =>
     admitted(service, requestClient(request), () =>
       sessions.as(requestClient(request)).reset(envOf(request.params), parse(ResetData, request.body ?? {})),
     ),

@@ -3,6 +3,7 @@
 import { EnvforgeError } from '../contract/errors.js';
 import type { Code } from '../contract/codes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
+import { getHeapStatistics } from 'node:v8';
 import { DEFAULT_LIMITS } from '../sandbox/protocol.js';
 import { defaultMaxConnections } from './tcp-connections.js';
 
@@ -16,7 +17,17 @@ export interface ServeOptions {
   pool?: SandboxPool;
   /** Items (responses to score, instances to sample) in flight at once; past it requests get 503. */
   maxQueue: number;
+  /** The largest body a request may carry (the routes that take many items); other routes have smaller limits. */
   bodyLimitBytes: number;
+  /**
+   * Bytes of request bodies (and WebSocket messages) held at once for all clients, from their headers until their
+   * answers (serve/body-budget.ts); default a quarter of the V8 heap limit, from 4 body limits to 1 GiB.
+   */
+  bodyBudgetBytes?: number;
+  /** Bytes of bodies one client (its principal) may hold at once; default a quarter of bodyBudgetBytes. */
+  clientBodyBytes?: number;
+  /** A request body still arriving this long after its headers is dropped (408 E_BODY_TIMEOUT, connection closed). */
+  bodyTimeoutMs: number;
   maxItemsPerRequest: number;
   /** How often the library files are checked for changes (new admissions, retirements). */
   reloadIntervalMs: number;
@@ -91,6 +102,7 @@ export const DEFAULT_SERVE_OPTIONS = {
   port: 8787,
   maxQueue: 32_768,
   bodyLimitBytes: 32 * 2 ** 20,
+  bodyTimeoutMs: 60_000,
   maxItemsPerRequest: 8_192,
   reloadIntervalMs: 1_000,
   callTimeoutMs: DEFAULT_LIMITS.callTimeoutMs,
@@ -107,8 +119,43 @@ export const DEFAULT_SERVE_OPTIONS = {
   maxActionsPerScore: 1_000,
 } satisfies Omit<
   ServeOptions,
-  'libraryDir' | 'pool' | 'log' | 'episodesDir' | 'clientTokens' | 'allowOrigins' | 'allowHosts'
+  | 'libraryDir'
+  | 'pool'
+  | 'log'
+  | 'episodesDir'
+  | 'clientTokens'
+  | 'allowOrigins'
+  | 'allowHosts'
+  | 'bodyBudgetBytes'
+  | 'clientBodyBytes'
 >;
+
+/**
+ * The body budget's bounds (for all clients, for one) from the options, defaults filled in: the total a quarter of the
+ * V8 heap limit (parsed bodies live on the heap) but at least 4 body limits and at most 1 GiB, a client's a quarter of
+ * it; neither below one body limit, so a body the routes accept can always be admitted alone.
+ */
+export function bodyBudgetOf(
+  opts: Pick<ServeOptions, 'bodyLimitBytes' | 'bodyBudgetBytes' | 'clientBodyBytes'>,
+  heapLimit = getHeapStatistics().heap_size_limit,
+): { total: number; client: number } {
+  const total = opts.bodyBudgetBytes ?? Math.min(2 ** 30, Math.max(4 * opts.bodyLimitBytes, Math.floor(heapLimit / 4)));
+  const client = opts.clientBodyBytes ?? Math.max(opts.bodyLimitBytes, Math.floor(total / 4));
+  for (const [name, value] of [
+    ['bodyBudgetBytes', total],
+    ['clientBodyBytes', client],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < opts.bodyLimitBytes)
+      throw new ServeError(
+        400,
+        'E_USAGE',
+        `${name} must be an integer of at least bodyLimitBytes (${opts.bodyLimitBytes}), got ${value}`,
+      );
+  }
+  if (client > total)
+    throw new ServeError(400, 'E_USAGE', `clientBodyBytes (${client}) must not be over bodyBudgetBytes (${total})`);
+  return { total, client };
+}
 
 export interface RunningServer {
   url: string;

@@ -2,7 +2,9 @@
 // groups, a replay, a scoring, a re-run that confirms an incident) waits here for its turn, charged to its client
 // by its cost (the call budgets it may hold a worker for), the waiting job whose client has been charged least
 // served first (start-time fair queueing), at most one job per worker in the pool at once, so no client's jobs
-// ever queue first-come in the pool ahead of another client's.
+// ever queue first-come in the pool ahead of another client's. A job frees its place the moment the pool frees its
+// worker (the pool's onEnd, passed on as `done`), so the next one is handed out as the pool would hand out its own
+// queued job, not after the finished job's results have gone back through their callers.
 
 interface Waiting {
   /** The client's charge when the job was queued (its virtual start) and after it (its virtual finish). */
@@ -36,25 +38,30 @@ export class SandboxGate {
 
   /**
    * Runs `job` (which gives the pool one job, or one group travelling together) in `owner`'s turn, charged `cost`
-   * (at least 1: a job of n call budgets costs n).
+   * (at least 1: a job of n call budgets costs n). Its place is freed when it calls `done` (from the pool's onEnd of
+   * its last pool job: sandbox/pool-options.ts), else when its promise settles.
    */
-  run<T>(owner: string, cost: number, job: () => Promise<T>): Promise<T> {
+  run<T>(owner: string, cost: number, job: (done: () => void) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const start = Math.max(this.clock, this.charged.get(owner) ?? 0);
       const finish = start + Math.max(1, cost);
       this.charged.set(owner, finish);
       const go = () => {
         this.running++;
+        let freed = false;
+        const done = () => {
+          if (freed) return;
+          freed = true;
+          this.running--;
+          this.next();
+        };
         let running: Promise<T>;
         try {
-          running = job();
+          running = job(done);
         } catch (error) {
           running = Promise.reject(error);
         }
-        running.then(resolve, reject).finally(() => {
-          this.running--;
-          this.next();
-        });
+        running.then(resolve, reject).finally(done);
       };
       this.waiting.push({ start, finish, seq: this.seq++, go });
       this.next();

@@ -2,12 +2,13 @@
 // (docs/reward-service.md: the endpoints, the error policy, throughput). This file is its lifecycle:
 // options, the library view kept fresh by its change stamp (polled, or pushed by PostgreSQL), graceful
 // close; routes.ts answers requests through service.ts and sample.ts.
-import type { IncomingHttpHeaders } from 'node:http';
 import { join, resolve } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isDatabaseUrl, openLibrary } from '../library/open.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import { BodyBudget } from './body-budget.js';
+import { hasBody, registerBodyIntake } from './body-intake.js';
 import { Catalog } from './catalog.js';
 import { Dispatcher } from './dispatcher.js';
 import { registerAdminRoutes } from './admin.js';
@@ -18,7 +19,7 @@ import { registerOpenEnv } from './openenv.js';
 import { allowedHosts } from '../contract/hosts.js';
 import { allowedOrigins, registerHostCheck, registerOriginCheck } from './origins.js';
 import { ItemErrorLog } from './item-errors.js';
-import { DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOptions } from './options.js';
+import { bodyBudgetOf, DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOptions } from './options.js';
 import { registerRoutes, sendError } from './routes.js';
 import { ScoreBoard } from './scores.js';
 import { Service } from './service.js';
@@ -30,14 +31,6 @@ import { guardConnections } from './tcp-connections.js';
  * every module in it, every few seconds: a latency spike each time.
  */
 const SERVE_MAX_JOBS_PER_WORKER = 200_000;
-
-/** Whether a request carries a body: a chunked one, or a content-length above 0. */
-function hasBody(headers: IncomingHttpHeaders): boolean {
-  return (
-    headers['transfer-encoding'] !== undefined ||
-    (headers['content-length'] !== undefined && headers['content-length'] !== '0')
-  );
-}
 
 /** Episode journals beside a library folder; a database URL names no folder, so they go in the working directory. */
 export function defaultEpisodesDir(libraryDir: string): string {
@@ -52,6 +45,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   for (const key of [
     'maxQueue',
     'bodyLimitBytes',
+    'bodyTimeoutMs',
     'maxItemsPerRequest',
     'reloadIntervalMs',
     'callTimeoutMs',
@@ -70,6 +64,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535)
     throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
+  const bodyBudget = bodyBudgetOf(opts);
   // a token too short to be a secret is refused before anything opens
   credentials(opts.operatorToken, opts.clientTokens);
   const origins = allowedOrigins(opts.allowOrigins);
@@ -95,6 +90,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   });
   const scores = opts.recordScores ? new ScoreBoard(opts.libraryDir, opts.log) : null;
   service.scores = scores;
+  service.bodies = new BodyBudget(bodyBudget.total, bodyBudget.client);
 
   // Library loading and change polling.
   let stamp = '';
@@ -166,6 +162,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   registerHostCheck(app, opts.host, hosts);
   registerOriginCheck(app, origins);
   registerClients(app, service.credentials);
+  const lane = registerBodyIntake(app, service.bodies, opts.bodyTimeoutMs);
   registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
   registerAdminRoutes(app, service, sessions);
   registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);
@@ -184,6 +181,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     openenv.close();
     itemErrors?.close();
     await app.close().catch(() => {});
+    lane.close();
     if (ownsPool) await pool.close();
     await library.close();
     const e = error as NodeJS.ErrnoException;
@@ -203,6 +201,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
         await unlisten?.();
         openenv.close(); // WebSocket sessions hold their connections open; their episodes stay resumable
         await app.close(); // stops accepting; in-flight requests finish first
+        lane.close();
         await sessions.close();
         itemErrors?.close();
         await reloading;

@@ -4,6 +4,7 @@ import type { Library, EnvRecord } from '../library/contract.js';
 import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { CallResult } from '../sandbox/protocol.js';
+import { BodyBudget } from './body-budget.js';
 import { Catalog } from './catalog.js';
 import { credentials, type Client, type Credentials } from './clients.js';
 import { failureCode, type Rerun, type VerifyResult } from './defence.js';
@@ -23,6 +24,8 @@ export class Service {
   private readonly inflightBy = new Map<string, number>();
   /** Where scored items are tallied for the learner's frontier (none: not recorded). */
   scores: ScoreBoard | null = null;
+  /** The bytes of request bodies and WebSocket messages held, by client (the server sets it). */
+  bodies: BodyBudget = new BodyBudget(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   /** The bearer tokens it knows: the operator's, and the client tokens the operator issued. */
   readonly credentials: Credentials;
 

@@ -2,39 +2,9 @@
 // on half a level's hidden tests and judged on the other half, and tables of what the other half of the level showed,
 // on samples built here (no sandbox: the check reads the tests the reference passed).
 import { describe, expect, it } from 'vitest';
-import type { CodeMeta, CodeTest } from '../contract/code.js';
-import type { Episode } from '../sandbox/episodes.js';
-import { codeReader } from '../validators/checks/code-reader.js';
-import { judgeFindings, type Finding } from '../validators/checks/rules.js';
+import type { CodeTest } from '../contract/code.js';
 import { tableKeys, testFeatures } from '../validators/code/features.js';
-import type { StageContext } from '../validators/context.js';
-import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
-
-/** A small seeded generator (mulberry32), so each sample is the same on every run. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)) };
-}
-type Rng = ReturnType<typeof rng>;
-
-const META = (over: Partial<CodeMeta>): CodeMeta =>
-  ({
-    name: 'x',
-    levels: 3,
-    kind: 'code',
-    entry: 'f',
-    params: ['nums'],
-    compare: 'exact',
-    scoring: 'all-pass',
-    ...over,
-  }) as CodeMeta;
+import { judge, list, META, type Rng, sample } from './helpers/code-samples.js';
 
 function swaps(nums: number[]): number {
   let n = 0;
@@ -43,40 +13,6 @@ function swaps(nums: number[]): number {
   return n;
 }
 
-/** `perLevel` instances at each of `levels` levels, each with the examples and hidden tests `draw` makes. */
-function sample(
-  levels: number,
-  perLevel: number,
-  draw: (r: Rng, level: number) => { examples: CodeTest[]; tests: CodeTest[] },
-) {
-  const episodes: Episode[] = [];
-  for (let level = 1; level <= levels; level++)
-    for (let seed = 0; seed < perLevel; seed++) {
-      const task = draw(rng(1000 * level + seed), level);
-      episodes.push({
-        ok: true,
-        seed,
-        level,
-        instance: { prompt: '', statement: 's', ...task },
-        reference: '',
-      } as unknown as Episode);
-    }
-  return episodes;
-}
-
-function judge(meta: CodeMeta, episodes: Episode[]) {
-  const stage = { meta, options: DEFAULT_VALIDATOR_OPTIONS, episodes } as unknown as StageContext;
-  const plan = codeReader.plan({ stage, memo: (_k, make) => make() });
-  if (!plan) throw new Error('no plan');
-  expect(plan.requests).toEqual([]);
-  const verdict = plan.judge([], { run: async () => [], all: () => [] }) as {
-    findings: Finding[];
-    metrics: Record<string, unknown>;
-  };
-  return { problems: judgeFindings(verdict.findings), metrics: verdict.metrics };
-}
-
-const list = (r: Rng, length: number, hi: number) => Array.from({ length }, () => r.int(-hi, hi));
 const swapTest = (nums: number[]): CodeTest => ({ input: [nums], output: swaps(nums) });
 const descending = (r: Rng, length: number) =>
   [...new Set(list(r, length + 10, 100))].slice(0, length).sort((a, b) => b - a);

@@ -244,8 +244,8 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     }
     const dash = await startDashboard({ location: dir, port: 0, pool });
     running.push(dash);
-    // best of 5: a loaded machine only slows rounds down
-    const timings = await timePages(browser.context, dash.url, names[4_242] as string, null, 5);
+    // One round: the timings are reported, not asserted (`npm run bench` takes the best of three, bench/dashboard.ts).
+    const timings = await timePages(browser.context, dash.url, names[4_242] as string, null, 1);
     writeFileSync(join(SHOTS, 'timings-10k.json'), `${JSON.stringify(timings, null, 2)}\n`);
     const page = await browser.context.newPage();
     await page.goto(`${dash.url}/`);

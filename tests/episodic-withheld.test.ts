@@ -6,6 +6,7 @@ import {
   entitiesToTry,
   entityArgOf,
   filledCall,
+  knownAt,
   placesOnRoute,
   plansAt,
   ROUTE_PLACES,
@@ -13,6 +14,7 @@ import {
   readsOf,
   reliesOnItself,
   withheldEntities,
+  withCallsAt,
   withoutFirstCall,
 } from '../validators/episodic/withheld.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
@@ -120,5 +122,21 @@ describe('withheld decisions', () => {
   it('reads a route probe after the listings put ahead of it as the plan alone', () => {
     const run = { turns: 3, rejected: [1, 3], changes: [[], ['$.used'], []] };
     expect(afterLead(run, 1)).toEqual({ turns: 2, rejected: [2], changes: [['$.used'], []] });
+  });
+
+  it('places an added call where its entity is first known: after the reply that names it, else first', () => {
+    const ref = { prompt: 'Desk 12: refund the returns.', observations: ['O-1: $5 refunded.', 'O-2 is a gift card.'] };
+    expect(knownAt(ref as never, 'o-2')).toBe(2);
+    expect(knownAt(ref as never, 'O-9')).toBe(0);
+    expect(knownAt({ ...ref, prompt: 'Returns O-2, O-1.' } as never, 'O-2')).toBe(0);
+    const plan = [A('refund', { id: 'O-1' }), A('refund', { id: 'O-3' })];
+    const added = [A('read', { id: 'O-2' }), A('refund', { id: 'O-2' })];
+    expect(withCallsAt(plan, 1, added, A('close', {})).map((a) => a.tool)).toEqual([
+      'refund',
+      'read',
+      'refund',
+      'refund',
+      'close',
+    ]);
   });
 });

@@ -53,6 +53,31 @@ describe('SandboxGate', () => {
     expect(log.indexOf('h2')).toBeLessThan(log.indexOf('l6'));
   });
 
+  it("frees a job's place when it says it is done (its worker is free), once, before its promise settles", async () => {
+    const gate = new SandboxGate(1);
+    const log: string[] = [];
+    const [a, b, c] = [held(log, 'a'), held(log, 'b'), held(log, 'c')];
+    let aDone = () => {};
+    const runs = [
+      gate.run('x', 1, (done) => ((aDone = done), a.job())),
+      gate.run('y', 1, b.job),
+      gate.run('z', 1, c.job),
+    ];
+    await tick();
+    expect(log).toEqual(['a']);
+    aDone();
+    expect(log).toEqual(['a', 'b']); // at once, a's promise still pending
+    aDone();
+    a.finish();
+    await tick();
+    expect(log).toEqual(['a', 'b']); // a's second done and its promise free nothing more: b holds the one place
+    b.finish();
+    await tick();
+    expect(log).toEqual(['a', 'b', 'c']);
+    c.finish();
+    await Promise.all(runs);
+  });
+
   it('passes on a failing job, and its slot serves the next', async () => {
     const gate = new SandboxGate(1);
     await expect(gate.run('a', 1, () => Promise.reject(new Error('down')))).rejects.toThrow('down');

@@ -53,6 +53,11 @@ export interface ValidatorOptions {
   /** …and at any one level with at least `leakMinLevelSamples` instances… */
   leakLevelMaxRate: number;
   leakMinLevelSamples: number;
+  /**
+   * …and on the instances whose prompts share a feature (a word, a line's layout, a line count: a gate, fitted with
+   * the rule) holding at least this share of the sample, judged like a level.
+   */
+  leakGateMinShare: number;
   /** …judged at the lower bound of its rate at this many standard errors (multiple-choice readers use `guessZ`). */
   readerZ: number;
   /**
@@ -197,6 +202,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   leakMaxRate: 0.4,
   leakLevelMaxRate: 0.6,
   leakMinLevelSamples: 20,
+  leakGateMinShare: 0.1,
   readerZ: 2,
   coarseTolerance: 0.1,
   coarseLevelTolerance: 0.4,

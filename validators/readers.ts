@@ -7,6 +7,7 @@ import type { ProblemCode } from '../contract/codes.js';
 import type { Episode } from '../sandbox/episodes.js';
 import { answerContent } from '../sandbox/answer.js';
 import type { RateFinding, Trial } from './checks/rules.js';
+import { fitGatedRule, type Gate, type GateOptions, promptGates } from './reader-gates.js';
 
 /** What a reader reads of an instance: its prompt and its reference (seed and level for evidence). */
 export type ReaderSample = Pick<Episode, 'seed' | 'level' | 'reference'> & { instance: { prompt: string } };
@@ -19,6 +20,8 @@ export interface PreparedFamily {
   credit(rule: string, i: number, j: number): number;
   /** Fixed chance on sample `i` (1/K options); absent: chance is the rule read against other instances' answers. */
   nominal?(i: number): number;
+  /** What `rule` earns on sample `i` that is no sign of a shortcut (a code move on its examples): chance's floor. */
+  floor?(rule: string, i: number): number;
   describe(rule: string): string;
 }
 
@@ -39,7 +42,13 @@ export interface ReaderJudgement {
   pooled: Trial[];
   /** The rules fitted, per level (null: over all levels), one per half. */
   rules: Map<number | null, string[]>;
-  examples: Map<number | null, Array<{ seed: number; level: number; answer: string }>>;
+  /** Per level (null: over all levels) or per gate (its description). */
+  examples: Map<number | string | null, Array<{ seed: number; level: number; answer: string }>>;
+  /**
+   * Where gates are asked for: per gate fitted on either half (reader-gates.ts), the samples of that gate in the
+   * other half judged with the gated rule.
+   */
+  gated: Array<{ gate: string; rules: string[]; trials: Trial[] }>;
 }
 
 const PEERS = 3;
@@ -54,11 +63,24 @@ function fitRule(family: PreparedFamily, members: number[]): string | null {
   return best;
 }
 
+/** The peers of member `at` of `members` whose answers chance is read against: the ones after it in turn. */
+const peersOf = (members: readonly number[], at: number) =>
+  Array.from(
+    { length: Math.min(PEERS, members.length - 1) },
+    (_, k) => members[(at + k + 1) % members.length] as number,
+  );
+
 /**
  * Each family fitted and judged two-fold: per level (rules fitted on the level's even instances judge its
- * odd ones, and the other way round) and pooled (rules fitted on every level's even instances…).
+ * odd ones, and the other way round), pooled (rules fitted on every level's even instances…) and, where `gates`
+ * are asked for, gated (a gate and a rule fitted together on every level's even instances judge the odd ones the
+ * gate holds…).
  */
-export function judgeReaders(samples: readonly ReaderSample[], families: readonly ReaderFamily[]): ReaderJudgement[] {
+export function judgeReaders(
+  samples: readonly ReaderSample[],
+  families: readonly ReaderFamily[],
+  gates?: GateOptions,
+): ReaderJudgement[] {
   const levels = new Map<number, number[]>();
   samples.forEach((s, i) => {
     const members = levels.get(s.level);
@@ -68,6 +90,13 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
   const fold = new Map<number, number>();
   const position = new Map<number, number>();
   for (const members of levels.values()) members.forEach((i, k) => (fold.set(i, k % 2), position.set(i, k)));
+  const gated = gates && {
+    ...gates,
+    gates: promptGates(
+      samples.map((s) => s.instance.prompt),
+      gates.minShare,
+    ),
+  };
   const out: ReaderJudgement[] = [];
   for (const family of families) {
     const raw = family.prepare(samples);
@@ -85,21 +114,18 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
       pooled: [],
       rules: new Map(),
       examples: new Map(),
+      gated: [],
     };
-    const trial = (rule: string | null, i: number, members: number[], key: number | null): Trial => {
+    const trial = (rule: string | null, i: number, others: number[], key: number | string | null): Trial => {
       const level = (samples[i] as ReaderSample).level;
       if (rule === null) return { level, win: 0, chance: prepared.nominal?.(i) ?? 0 };
       const win = prepared.credit(rule, i, i);
-      const at = position.get(i) as number;
-      const others = Array.from(
-        { length: Math.min(PEERS, members.length - 1) },
-        (_, k) => members[(at + k + 1) % members.length] as number,
-      );
-      const chance = prepared.nominal
+      const read = prepared.nominal
         ? prepared.nominal(i)
         : others.length
           ? others.reduce((a, o) => a + prepared.credit(rule, i, o), 0) / others.length
           : 0;
+      const chance = Math.max(read, prepared.floor?.(rule, i) ?? 0);
       const shown = judged.examples.get(key) ?? [];
       if (win > 0 && shown.length < 2)
         judged.examples.set(key, [
@@ -120,7 +146,14 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
         rules.map((r) => (r === null ? 'none' : prepared.describe(r))),
       );
       for (const i of members)
-        judged.level.push(trial(rules[1 - (fold.get(i) as number)] as string | null, i, members, level));
+        judged.level.push(
+          trial(
+            rules[1 - (fold.get(i) as number)] as string | null,
+            i,
+            peersOf(members, position.get(i) as number),
+            level,
+          ),
+        );
     }
     const all = [...levels.values()];
     const pooledRules = [0, 1].map((h) =>
@@ -135,20 +168,68 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
     );
     for (const members of all)
       for (const i of members)
-        judged.pooled.push(trial(pooledRules[1 - (fold.get(i) as number)] as string | null, i, members, null));
+        judged.pooled.push(
+          trial(
+            pooledRules[1 - (fold.get(i) as number)] as string | null,
+            i,
+            peersOf(members, position.get(i) as number),
+            null,
+          ),
+        );
+    if (gated) judged.gated = judgeGated(samples, gated, fold, prepared, trial);
     out.push(judged);
   }
   return out;
 }
 
-/** The rate findings of the judgements: per level and pooled, each with its own tolerance. */
+/**
+ * The gated judgement: the gate and rule fitted on one half judge the other half's samples that gate holds (chance:
+ * the rule against the answers of other samples it holds), per gate.
+ */
+function judgeGated(
+  samples: readonly ReaderSample[],
+  options: GateOptions & { gates: readonly Gate[] },
+  fold: Map<number, number>,
+  family: PreparedFamily,
+  trial: (rule: string, i: number, others: number[], key: string) => Trial,
+): ReaderJudgement['gated'] {
+  const { gates } = options;
+  const halves = [0, 1].map((h) => samples.map((_, i) => i).filter((i) => fold.get(i) === h));
+  const minMembers = Math.ceil((options.minShare * samples.length) / 2);
+  const byGate = new Map<string, ReaderJudgement['gated'][number]>();
+  halves.forEach((half, h) => {
+    const fitted = fitGatedRule(gates, half, family.fit, minMembers, options.z);
+    if (!fitted) return;
+    const judged = fitted.gate.members.filter((i) => fold.get(i) === 1 - h);
+    const entry = byGate.get(fitted.gate.describe) ?? { gate: fitted.gate.describe, rules: [], trials: [] };
+    byGate.set(entry.gate, entry);
+    entry.rules.push(family.describe(fitted.rule));
+    entry.trials.push(...judged.map((i, at) => trial(fitted.rule, i, peersOf(judged, at), entry.gate)));
+  });
+  return [...byGate.values()];
+}
+
+/**
+ * The rate findings of the judgements: per level and pooled, each with its own tolerance, then the gated ones (after
+ * every family's own, so a gate's finding never displaces them in a report).
+ */
 export function readerFindings(
   judged: readonly ReaderJudgement[],
   tolerance: (family: string) => { level: number; pooled: number },
   z: number,
   minTrials: number,
 ): RateFinding[] {
-  return judged.flatMap((j) => {
+  const finding = (j: ReaderJudgement, trials: Trial[], scope: RateFinding['tolerance'], policy: string) => ({
+    rule: 'rate' as const,
+    code: j.code,
+    check: 'readers',
+    policy,
+    trials,
+    tolerance: scope,
+    z,
+    minTrials,
+  });
+  const own = judged.flatMap((j): RateFinding[] => {
     const t = tolerance(j.family);
     const evidence = (level: number | null) => ({
       family: j.family,
@@ -156,30 +237,26 @@ export function readerFindings(
       examples: j.examples.get(level) ?? [],
     });
     const policy =
-      `a rule read off the prompt (${j.family}), fitted on half the instances and ` + `scored on the other half`;
+      `a rule read off the prompt (${j.family}), fitted on half the instances and ` + 'scored on the other half';
     return [
-      {
-        rule: 'rate' as const,
-        code: j.code,
-        check: 'readers',
-        policy,
-        trials: j.level,
-        tolerance: { level: t.level },
-        z,
-        minTrials,
-        evidence,
-      },
-      {
-        rule: 'rate' as const,
-        code: j.code,
-        check: 'readers',
-        policy,
-        trials: j.pooled,
-        tolerance: { pooled: t.pooled },
-        z,
-        minTrials,
-        evidence,
-      },
+      { ...finding(j, j.level, { level: t.level }, policy), evidence },
+      { ...finding(j, j.pooled, { pooled: t.pooled }, policy), evidence },
     ];
   });
+  // A gate is a scope a policy can tell apart like a level: judged with the level's tolerance.
+  const gated = judged.flatMap((j) =>
+    j.gated.map(
+      (g): RateFinding => ({
+        ...finding(
+          j,
+          g.trials,
+          { pooled: tolerance(j.family).level },
+          `a rule read off the prompt (${j.family}) on ${g.gate}, fitted with that gate on half the instances and ` +
+            'scored on the other half',
+        ),
+        evidence: () => ({ family: j.family, gate: g.gate, rules: g.rules, examples: j.examples.get(g.gate) ?? [] }),
+      }),
+    ),
+  );
+  return [...own, ...gated];
 }

@@ -2,7 +2,6 @@
 // honest twin fail one run in several on a borderline check), and with ENVFORGE_RANDOM_SEEDS=1 fresh random ones
 // besides — a maintainer's search for a seed where a check misses or a twin is falsely rejected; and the lighter
 // options a hack's test may validate at.
-import { episodicBaselines } from '../../validators/checks/episodic-baselines.js';
 import { checksFor } from '../../validators/checks/contract.js';
 import { CHECKS } from '../../validators/checks/registry.js';
 import { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from '../../validators/options.js';
@@ -18,18 +17,18 @@ export function validationSeeds(recorded: readonly number[], extra = 1): number[
 
 /**
  * Validator options for a test that an episodic hack is rejected with `code`: only the hack-stage checks that can give
- * that code run, with the baselines (the difficulty stage reads their random curve), and the random-policy and
- * finish-alone baseline probes cut to a few (~0.7 s of a ~3 s validation). Each check plans and judges its own requests
- * (a request several checks plan is one object, played once, whoever plans it), and the probes cut are drawn from seeds
- * of their own and read only by their own rates and the difficulty stage's random curve (validators/episodic/probes.ts,
- * episodic/stages.ts), so the checks that run see the episodes of a validation at the defaults and give its findings. A
- * code those probes can give gets the defaults (undefined), as do honest twins.
+ * that code run (the baselines too where they are one of them), and the random-policy and finish-alone baseline probes
+ * cut to a few (~0.7 s of a ~3 s validation). Each check plans and judges its own requests (a request several checks
+ * plan is one object, played once, whoever plans it), and no check reads another's findings: the baselines' random
+ * curve is read by the difficulty stage alone (its random-play trend is then not judged, which gives none of these
+ * codes), and the probes cut are drawn from seeds of their own and read only by their own rates and that curve
+ * (validators/episodic/probes.ts, episodic/stages.ts), so the checks that run see the episodes of a validation at the
+ * defaults and give its findings. A code those probes can give gets the defaults (undefined), as do honest twins.
  */
 export function episodicHackOptions(code: string): Partial<ValidatorOptions> | undefined {
   if (CUT_PROBE_CODES.has(code)) return undefined;
   const giving = checksFor(CHECKS, 'episodic').filter((c) => (c.codes as readonly string[]).includes(code));
-  const checks = [...new Set([episodicBaselines.name, ...giving.map((c) => c.name)])];
-  return { episodic: { ...HACK_OPTIONS.episodic, checks } };
+  return { episodic: { ...HACK_OPTIONS.episodic, checks: giving.map((c) => c.name) } };
 }
 
 /** What the cut probes decide: their two rate families' codes, and the difficulty stage's random play gets easier. */

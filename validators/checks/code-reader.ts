@@ -1,50 +1,61 @@
 // Check (code kind): the learned reader for code. Per level, a rule "cheap features of the arguments → output"
-// (code/features.ts) is fitted on half of the instances' hidden tests with the declared comparator as the loss and
-// judged on the other half against chance (readers.ts: the single-turn reader's fit and judge); beside it, a table of
-// what the other half of the level's prompts showed (their examples) and, separately, of their hidden tests, which
-// throws on any other input. Host work only: it reads the tests the reference passed and runs nothing.
+// (code/features.ts; for a list or string output, a structural move of the arguments: code/moves.ts) is fitted on
+// half of the instances' hidden tests with the declared comparator as the loss and judged on the other half against
+// chance (readers.ts: the single-turn reader's fit and judge); beside it, a table of what the other half of the
+// level's prompts showed (their examples) and, separately, of their hidden tests, which throws on any other input.
+// Host work only: it reads the tests the reference passed and runs nothing.
 import type { CodeMeta, CodeTest } from '../../contract/code.js';
 import { outputsMatch } from '../../contract/compare.js';
 import type { CodeInstance } from '../../kinds/code.js';
 import type { Episode } from '../../sandbox/episodes.js';
 import type { CodeCheck } from '../code/check.js';
-import { featureRules, ruleScore, scoreOfPasses, tableKeys, testFeatures } from '../code/features.js';
+import { type ArgumentRule, featureRules, ruleScore, scoreOfPasses, seenTest, tableKeys } from '../code/features.js';
+import { moveRules } from '../code/moves.js';
 import { judgeReaders, readerFindings, type ReaderFamily, type ReaderSample } from '../readers.js';
 import type { RateFinding, Trial } from './rules.js';
 
 const task = (e: Pick<Episode, 'instance'>) => e.instance as CodeInstance;
 
-/** The reader family: every feature rule, scored on an instance's tests (and, for chance, on another's outputs). */
+const scalar = (v: unknown) => typeof v === 'number' || typeof v === 'boolean';
+const structured = (v: unknown) => Array.isArray(v) || typeof v === 'string';
+
+/**
+ * The reader family: every rule for the output types the comparator compares (feature rules for numbers and
+ * booleans, structural moves for lists and strings), scored on an instance's tests (and, for chance, on another's).
+ * The moves hold the solutions of many list tasks ("the k largest" is a sort and a cut) and their near misses, so a
+ * move is credited only beyond what it earns on the instance's own examples (the task as its prompt shows it): one
+ * that pays on the hidden tests and not on the examples reads a hidden family the examples hide.
+ */
 export function argumentRules(meta: CodeMeta, maxRules: number): ReaderFamily {
   return {
-    name: 'a rule of cheap features of the arguments',
+    name: 'a rule of cheap features or structural moves of the arguments',
     code: 'E_ACCEPTS_GUESSING',
     prepare(samples: readonly ReaderSample[]) {
       const tasks = samples.map((s) => task(s as unknown as Episode));
-      // The rules return numbers and booleans: outputs of no such type (lists, strings…) are read by no rule.
-      const scalar = (v: unknown) => typeof v === 'number' || typeof v === 'boolean';
-      if (!tasks.some((t) => t.tests.some((x) => scalar(x.output)))) return null;
-      const inputs = tasks.map((t) => t.tests.map((x) => testFeatures(meta.params, x.input)));
-      const names = [...new Set(inputs.flatMap((i) => i.flatMap((f) => [...f.keys()])))].sort();
-      if (names.length === 0) return null;
-      const rules = featureRules(names, maxRules);
-      const score = (r: number, i: number, j: number) =>
-        ruleScore(
-          rules[r] as (typeof rules)[number],
-          inputs[i] ?? [],
-          tasks[j]?.tests ?? [],
-          meta.compare,
-          meta.scoring,
-        );
+      const outputs = tasks.flatMap((t) => t.tests.map((x) => x.output));
+      const seen = (tests: readonly CodeTest[]) => tests.map((x) => seenTest(meta.params, x.input));
+      const inputs = tasks.map((t) => seen(t.tests));
+      const names = [...new Set(inputs.flatMap((i) => i.flatMap((s) => [...s.features.keys()])))].sort();
+      // Outputs of no such type (objects…) are read by no rule.
+      const features = outputs.some(scalar) && names.length > 0 ? featureRules(names, maxRules) : [];
+      const moves = outputs.some(structured) ? moveRules(meta.params, inputs.flat(), names, maxRules) : [];
+      const rules = [...features, ...moves];
+      if (rules.length === 0) return null;
+      const shown = tasks.map((t) => seen(t.examples));
+      const score = (r: number, i: number, tests: readonly CodeTest[], on = inputs[i] ?? []) =>
+        ruleScore(rules[r] as ArgumentRule, on, tests, meta.compare, meta.scoring);
+      const floor = (r: number, i: number) =>
+        r < features.length ? 0 : score(r, i, tasks[i]?.examples ?? [], shown[i]);
       return {
         *fit(i: number): Iterable<[string, number]> {
           for (let r = 0; r < rules.length; r++) {
-            const c = score(r, i, i);
-            if (c > 0) yield [String(r), c];
+            const c = score(r, i, tasks[i]?.tests ?? []);
+            if (c > 0 && c > floor(r, i)) yield [String(r), c - floor(r, i)];
           }
         },
         // Chance: the rule's outputs on this instance's inputs against another instance's outputs.
-        credit: (rule: string, i: number, j: number) => score(Number(rule), i, j),
+        credit: (rule: string, i: number, j: number) => score(Number(rule), i, tasks[j]?.tests ?? []),
+        floor: (rule: string, i: number) => floor(Number(rule), i),
         describe: (rule: string) => `output = ${rules[Number(rule)]?.describe}`,
       };
     },
@@ -135,7 +146,8 @@ export const codeReader: CodeCheck = {
           ...f,
           check: 'code-reader',
           policy:
-            'a program returning a rule of cheap features of its arguments, fitted on the other half of ' +
+            'a program returning a rule of cheap features or structural moves of its arguments, fitted on the ' +
+            'other half of ' +
             (f.tolerance.pooled === undefined ? "the level's tests" : "every level's tests"),
           evidence: (level) => {
             const { family, rules } = f.evidence(level) as { family: string; rules: string[] };

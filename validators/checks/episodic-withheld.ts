@@ -13,9 +13,13 @@ import { listingsOf, LOOKS_BUDGET, looksOf, openingOf } from '../episodic/looks.
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import { checkedCalls, readEntities, textsShown } from '../episodic/fillings.js';
+import { recordsOf } from '../episodic/state-records.js';
+import { searchLogs } from '../episodic/arg-search.js';
 import {
   afterLead,
   judgedAt,
+  knownAt,
+  withCallsAt,
   plansAt,
   sameLog,
   readsOf,
@@ -172,7 +176,9 @@ export const episodicWithheld: EpisodicCheck = {
         // The added call on an entity, filled from what shows it (its reads, its rows of the texts shown) by sources a
         // control confirms on the reference's own calls (fillings.ts: redteam-trust18 R1, R6), and a gate's follow-up.
         const callOf = (k: number, t: Trial, entity: string) => {
-          const seen = { reads: (e: string) => replies(k, `${t.tool}|${e}`), shown: shown[k] ?? [] };
+          const r = outcomes[ablations.length + k];
+          const records = (e: string) => recordsOf(r?.ok ? r.state : undefined, e);
+          const seen = { reads: (e: string) => replies(k, `${t.tool}|${e}`), shown: shown[k] ?? [], records };
           return checkedCalls(ctx.meta, t, entity, bodies[episodes[k] as number] ?? [], seen);
         };
         // A route's added call goes where the world accepts it, tried before the reference's deciding calls in turn.
@@ -191,7 +197,7 @@ export const episodicWithheld: EpisodicCheck = {
         const placed = await placeRouteCalls(routeAsks, book, tools.run);
         const routePlace = new Map(routeAsks.map((a, j) => [a.key, placed.places[j] ?? -1]));
         const unsure = new Set<string>();
-        const logs: Array<WithheldLog & { of: number; cheap?: string }> = episodes
+        const logs: Array<WithheldLog & { of: number; cheap?: string; open?: string[] }> = episodes
           .flatMap((i, k) => {
             const all = acts.get(i) as Action[];
             return (trials[k] as Trial[]).flatMap((t) =>
@@ -202,37 +208,51 @@ export const episodicWithheld: EpisodicCheck = {
                 const place = route ? (routePlace.get(`${k}|${t.tool}|${entity}`) ?? -1) : body.length;
                 if (place < 0) return [];
                 const reads = readsOf(ctx.meta, t.arg, entity, readSkip(i, k));
-                const { call, follow, unconfirmed } = callOf(k, t, entity);
+                const { call: first, alternatives, follow, open, unconfirmed } = callOf(k, t, entity);
                 if (unconfirmed) unsure.add(`${k}|${t.tool}|${entity}`);
                 const finish = all.at(-1) as Action;
                 const skipped = (a: Action) => free.has(`${i}|${a.tool}`);
-                // On a route, the call also takes the turn of the reference's call there where that names nobody else.
-                return plansAt(body, place, entity, route).flatMap((plan) => {
-                  const whole = {
-                    of: i,
-                    tool: t.tool,
-                    arg: t.arg,
-                    entity,
-                    call,
-                    actions: [...plan.slice(0, place), ...reads, call, ...follow, ...plan.slice(place), finish],
-                    at: place + reads.length,
-                    ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
-                  };
-                  // The plans a cheap policy plays (redteam-trust13 X5, redteam-trust14 X5b): without the free tools'
-                  // calls and the reads that filled the call, then without the entity's own calls too, so a
-                  // prohibition the world enforces only once the agent looked is found.
-                  const cheap = cheapPlans(plan, place, entity, skipped, reads.length > 0).map((c) => ({
-                    ...whole,
-                    actions: [...c.plan.slice(0, c.at), call, ...follow, ...c.plan.slice(c.at), finish],
-                    at: c.at,
-                    cheap: c.how,
-                  }));
-                  return [whole, ...cheap];
-                });
+                // On a route, the call also takes the turn of the reference's call there where that names nobody else;
+                // each confirmed filling is a call of its own (fillings.ts alternatives: redteam-trust20 T2).
+                const plans = plansAt(body, place, entity, route);
+                return [first, ...alternatives].flatMap((call) =>
+                  plans.flatMap((plan) => {
+                    const whole = {
+                      of: i,
+                      tool: t.tool,
+                      arg: t.arg,
+                      entity,
+                      call,
+                      actions: withCallsAt(plan, place, [...reads, call, ...follow], finish),
+                      at: place + reads.length,
+                      ...(call === first ? { open } : {}),
+                      ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
+                    };
+                    // The plans a cheap policy plays (redteam-trust13 X5, redteam-trust14 X5b): without the free tools'
+                    // calls and the reads that filled the call, then without the entity's own calls too, so a
+                    // prohibition the world enforces only once the agent looked is found.
+                    const cheap = cheapPlans(plan, place, entity, skipped, reads.length > 0).map((c) => ({
+                      ...whole,
+                      actions: withCallsAt(c.plan, c.at, [call, ...follow], finish),
+                      at: c.at,
+                      cheap: c.how,
+                    }));
+                    // The call where the entity is first known too (redteam-trust20 T7): a refusal the allowed calls
+                    // bring about later is no evidence for the rule.
+                    const early = route ? place : knownAt(ctx.refs[i] as Rollout, entity);
+                    const known = { actions: withCallsAt(plan, early, [...reads, call, ...follow], finish) };
+                    const how = 'with the call where the entity is first known';
+                    const atKnown =
+                      early < place ? [{ ...whole, ...known, at: early + reads.length, cheap: how }] : [];
+                    return [whole, ...atKnown, ...cheap];
+                  }),
+                );
               }),
             );
           })
           .filter((l, j, all) => all.findIndex((m) => m.of === l.of && sameLog(m.actions, l.actions)) === j);
+        // An argument no source confirmed, searched on the world (arg-search.ts: redteam-trust20 T3).
+        const searches = await searchLogs(ctx.meta, logs, ctx.refs, tools.run);
         // A ticket or version each reply restates (redteam-trust14 Y3): re-read from the reply just before the added
         // call and a gate's follow-up (a replay of the log up to it), not copied from the template, spent by then.
         const prefixes: RolloutResult[] = [];
@@ -306,6 +326,7 @@ export const episodicWithheld: EpisodicCheck = {
               withouts.length +
               placed.rollouts +
               prefixes.length +
+              searches +
               logs.length +
               neutrals,
             gates: chosen.gates,

@@ -23,9 +23,11 @@ export const readersCheck: SingleTurnCheck = {
       async judge() {
         const o = ctx.stage.options;
         const sample = ctx.stage.episodes;
+        // Gated too: a rule may hold only where the prompt shows a word or a layout (one prompt shape in three).
         const judged = judgeReaders(
           sample,
           READERS.filter((f) => f !== OPTIONS),
+          { minShare: o.leakGateMinShare, z: o.readerZ },
         );
         // Options: on every multiple-choice level, more instances (an informed rule's edge over 1/K is small).
         const choice = choiceCases(sample).filter(Boolean).length >= 0.8 * sample.length;

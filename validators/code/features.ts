@@ -118,20 +118,31 @@ const BINARY: ReadonlyArray<[string, (a: number, b: number) => Value, symmetric:
   ['A < B', (a, b) => a < b, false],
 ];
 
-/** A rule: what it outputs on a test's features (undefined where a feature it reads is absent). */
-export interface FeatureRule {
+/** A test's arguments as a rule reads them: the values themselves and their features. */
+export interface Seen {
+  input: readonly unknown[];
+  features: Features;
+}
+
+export const seenTest = (params: readonly string[], input: readonly unknown[]): Seen => ({
+  input,
+  features: testFeatures(params, input),
+});
+
+/** A rule: what it outputs on a test's arguments (undefined where something it reads is absent). */
+export interface ArgumentRule {
   describe: string;
-  apply(f: Features): Value | undefined;
+  apply(s: Seen): unknown;
 }
 
 /** Every rule over these feature names: unary ones first, then pairs, at most `max` in all. */
-export function featureRules(names: readonly string[], max: number): FeatureRule[] {
-  const rules: FeatureRule[] = [];
+export function featureRules(names: readonly string[], max: number): ArgumentRule[] {
+  const rules: ArgumentRule[] = [];
   for (const [op, g] of UNARY)
     for (const n of names) {
       rules.push({
         describe: op.replaceAll('X', `[${n}]`),
-        apply: (f) => (f.has(n) ? g(f.get(n) as number) : undefined),
+        apply: ({ features: f }) => (f.has(n) ? g(f.get(n) as number) : undefined),
       });
     }
   for (const [op, g, symmetric] of BINARY)
@@ -141,26 +152,32 @@ export function featureRules(names: readonly string[], max: number): FeatureRule
         if (a === b) continue;
         rules.push({
           describe: op.replace('A', `[${a}]`).replace('B', `[${b}]`),
-          apply: (f) => (f.has(a) && f.has(b) ? g(f.get(a) as number, f.get(b) as number) : undefined),
+          apply: ({ features: f }) => (f.has(a) && f.has(b) ? g(f.get(a) as number, f.get(b) as number) : undefined),
         });
       }
   return rules.slice(0, max);
 }
 
 /** A value as a program's JSON-encoded return value reads. */
-const asReturned = (v: Value) => (typeof v === 'number' && !Number.isFinite(v) ? null : v);
+const asReturned = (v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v);
+
+/** Whether a rule's program, on these arguments, returns what the comparator matches with `expected`. */
+function rulePasses(rule: ArgumentRule, s: Seen, expected: unknown, compare: Comparator): boolean {
+  const v = rule.apply(s);
+  return v !== undefined && outputsMatch(compare, expected, asReturned(v));
+}
 
 /** A score under the meta's scoring from the tests passed (as kinds/code.ts scores an answer). */
 export const scoreOfPasses = (scoring: Scoring, passed: number, n: number): number =>
   scoring === 'fraction' ? (n === 0 ? 0 : passed / n) : n > 0 && passed === n ? 1 : 0;
 
 /**
- * What a rule's program earns on `inputs`' features against `tests`' outputs, paired in order (the rule's output
- * JSON-encoded as a program's return value is: NaN and Infinity become null).
+ * What a rule's program earns on `inputs` against `tests`' outputs, paired in order (the rule's output JSON-encoded as
+ * a program's return value is: NaN and Infinity become null).
  */
 export function ruleScore(
-  rule: FeatureRule,
-  inputs: readonly Features[],
+  rule: ArgumentRule,
+  inputs: readonly Seen[],
   tests: readonly CodeTest[],
   compare: Comparator,
   scoring: Scoring,
@@ -168,9 +185,7 @@ export function ruleScore(
   const n = Math.min(inputs.length, tests.length);
   let passed = 0;
   for (let k = 0; k < n; k++) {
-    const v = rule.apply(inputs[k] as Features);
-    const ok = v !== undefined && outputsMatch(compare, (tests[k] as CodeTest).output, asReturned(v));
-    if (ok) passed++;
+    if (rulePasses(rule, inputs[k] as Seen, (tests[k] as CodeTest).output, compare)) passed++;
     else if (scoring === 'all-pass') return 0;
   }
   return scoreOfPasses(scoring, passed, n);

@@ -16,11 +16,19 @@ const OPS: readonly Relation['op'][] = ['-', '+', '*', '/', '%'];
 const RELATIONS = 12;
 /** Controls per call: the reference's other calls of the tool. */
 export const CONTROLS = 2;
+/** Places of one text that spell an argument's value, each a copy source. */
+const PLACES = 3;
+/** Calls with another confirmed value tried beside the first, per added call. */
+const ALTERNATIVES = 2;
 
-/** What shows an episode's entities: each one's reads' replies after the plan (readsOf's order), the texts shown. */
+/**
+ * What shows an episode's entities: each one's reads' replies after the plan (readsOf's order), the texts shown, and
+ * the records of the state after the reference that name it (state-records.ts: the world's own values, T2, T3).
+ */
 export interface Showing {
   reads: (entity: string) => string[];
   shown: readonly string[];
+  records?: (entity: string) => ReadonlyMap<string, string>;
 }
 
 /** One trial as filled: the template call, its entity argument and a gate's follow-up. */
@@ -51,13 +59,17 @@ export function rowOf(text: string, entity: string, shapes: ReadonlySet<string>)
   return tokens.slice(at, end < 0 ? undefined : end).join(' ');
 }
 
-/** The texts that show `entity` by where they come from: `r<i>` its i-th read's reply, `s<j>` its row of text j. */
+/**
+ * The texts that show `entity` by where they come from: `r<i>` its i-th read's reply, `s<j>` its row of text j,
+ * `st:<path>` a record of the state.
+ */
 export function textsOf(showing: Showing, entity: string, shapes: ReadonlySet<string>): Map<string, string> {
   const out = new Map<string, string>(showing.reads(entity).map((r, i) => [`r${i}`, r]));
   showing.shown.forEach((text, j) => {
     const row = rowOf(text, entity, shapes);
     if (row !== undefined) out.set(`s${j}`, row);
   });
+  for (const [label, text] of showing.records?.(entity) ?? []) out.set(label, text);
   return out;
 }
 
@@ -83,16 +95,20 @@ export function sourcesOf(
 ): Source[] {
   const v = template.args[name] as string | number;
   const labels = [...mine.keys()];
-  const copies = labels.flatMap((label): Source[] => {
-    const i = alike(mine.get(label) as string, v).findIndex((t) => spells(t, v));
-    if (i < 0) return [];
-    return [
-      (texts) => {
-        const t = alike(texts.get(label) ?? '', v)[i];
-        return t === undefined ? undefined : typeof v === 'number' ? Number(t) : t;
-      },
-    ];
-  });
+  // Every place of a text that spells the value is a source of its own: two fields equal on the template's entity
+  // (a price and a refundable amount) may differ on another (redteam-trust20 T2).
+  const copies = labels.flatMap((label): Source[] =>
+    alike(mine.get(label) as string, v)
+      .flatMap((t, i) => (spells(t, v) ? [i] : []))
+      .slice(0, PLACES)
+      .map(
+        (i): Source =>
+          (texts) => {
+            const t = alike(texts.get(label) ?? '', v)[i];
+            return t === undefined ? undefined : typeof v === 'number' ? Number(t) : t;
+          },
+      ),
+  );
   const date = typeof v === 'string' ? writtenDate(v.trim()) : null;
   if (typeof v !== 'number' && date?.form !== 'date') return [...copies, () => v];
   const valuesOf = (texts: ReadonlyMap<string, string>, args: Readonly<Record<string, unknown>>) => {
@@ -137,7 +153,7 @@ export function checkedCall(
   entity: string,
   body: readonly Action[],
   showing: Showing,
-): { call: Action; unconfirmed: string[] } {
+): { call: Action; alternatives: Action[]; unconfirmed: string[] } {
   const own = String(template.args[arg]);
   const controls = controlsOf(body, template.tool, arg, own);
   const shapes = new Set([own, entity, ...controls.map((c) => String(c.args[arg]))].map(shapeOf));
@@ -147,11 +163,12 @@ export function checkedCall(
   const open = Object.entries(template.args)
     .filter(([n, v]) => n !== arg && (typeof v === 'string' || typeof v === 'number') && !props[n]?.enum)
     .map(([n]) => n);
-  if (controls.length === 0 || open.length === 0) return { call: fallback, unconfirmed: [] };
+  if (controls.length === 0 || open.length === 0) return { call: fallback, alternatives: [], unconfirmed: [] };
   const args: Record<string, unknown> = { ...template.args, [arg]: entity };
   const checks = controls.map((c) => ({ call: c, texts: texts(String(c.args[arg])) }));
   const [myTexts, theirTexts] = [texts(own), texts(entity)];
   const known = new Set(Object.keys(template.args).filter((n) => !open.includes(n)));
+  const others: { name: string; value: unknown }[] = [];
   for (let found = true; found; ) {
     found = false;
     for (const name of open.filter((n) => !known.has(n))) {
@@ -161,33 +178,47 @@ export function checkedCall(
         const right = got.filter((g, j) => same(g, checks[j]?.call.args[name]));
         return right.length > 0 && got.every((g, j) => g === undefined || same(g, checks[j]?.call.args[name]));
       };
-      const value = sources
+      const values = sources
         .filter(confirmed)
         .map((source) => source(theirTexts, args))
-        .find((x) => x !== undefined);
+        .filter((x) => x !== undefined);
+      const value = values[0];
       if (value === undefined) continue;
       args[name] = value;
+      // Sources the controls all confirm that differ here (T2): what sets this entity apart from the allowed ones is
+      // what no control vouches for, so each other value is a call of its own.
+      for (const x of values)
+        if (!same(x, value) && !others.some((o) => o.name === name && same(o.value, x)))
+          others.push({ name, value: x });
       known.add(name);
       found = true;
     }
   }
   const unconfirmed = open.filter((n) => !known.has(n));
   for (const n of unconfirmed) args[n] = fallback.args[n];
-  return { call: { tool: template.tool, args }, unconfirmed };
+  const alternatives = others
+    .slice(0, ALTERNATIVES)
+    .map((o): Action => ({ tool: template.tool, args: { ...args, [o.name]: o.value } }));
+  return { call: { tool: template.tool, args }, alternatives, unconfirmed };
 }
 
-/** The added call on `entity` and a gate's follow-up, each filled by checkedCall; whether one is unconfirmed. */
+/**
+ * The added call on `entity` and a gate's follow-up, each filled by checkedCall, the added call's other confirmed
+ * fillings, its arguments no source confirmed (`open`), and whether one of either call is unconfirmed.
+ */
 export function checkedCalls(
   meta: EpisodicMeta,
   trial: Filled,
   entity: string,
   body: readonly Action[],
   showing: Showing,
-): { call: Action; follow: Action[]; unconfirmed: boolean } {
+): { call: Action; alternatives: Action[]; follow: Action[]; open: string[]; unconfirmed: boolean } {
   const main = checkedCall(meta, trial.template, trial.arg, entity, body, showing);
   const next = trial.follow && checkedCall(meta, trial.follow.call, trial.follow.arg, entity, body, showing);
   return {
     call: main.call,
+    alternatives: main.alternatives,
+    open: main.unconfirmed,
     follow: next ? [next.call] : [],
     unconfirmed: main.unconfirmed.length + (next?.unconfirmed.length ?? 0) > 0,
   };

@@ -5,6 +5,7 @@
 // it as the reference's from its own (derived.ts), else the reference's. A prohibition ("never book an expired
 // passport") is tested by adding the forbidden call, not by removing the allowed ones.
 import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { Rollout } from '../../sandbox/rollouts.js';
 import { propsOf, requiredOf, spread, type Action } from './adversaries.js';
 import { namesEntity } from './cheap-plan.js';
 import { derivedArgs } from './derived.js';
@@ -198,6 +199,24 @@ export const plansAt = (body: readonly Action[], place: number, entity: string, 
   route && place < body.length && takesTurnOf(body[place] as Action, entity)
     ? [[...body], body.filter((_, j) => j !== place)]
     : [[...body]];
+
+/**
+ * The earliest place of a plan where `entity` is known: just after the first call of the reference whose reply names
+ * it, else 0 (the prompt names it, or a look that names no entity, callable first, shows it).
+ */
+export function knownAt(ref: Rollout, entity: string): number {
+  const names = (text: string | null | undefined) => tokensOf(text ?? '').some((t) => lower(t) === lower(entity));
+  const j = names(ref.prompt) ? -1 : (ref.observations ?? []).findIndex(names);
+  return j + 1;
+}
+
+/** The log of a plan with `calls` (the reads, the added call, its follow-up) at `place`, then the finish. */
+export const withCallsAt = (plan: readonly Action[], place: number, calls: readonly Action[], finish: Action) => [
+  ...plan.slice(0, place),
+  ...calls,
+  ...plan.slice(place),
+  finish,
+];
 
 /** Whether two logs make the same calls (a plan without a call and a cheap plan may meet: played once). */
 export const sameLog = (a: readonly Action[], b: readonly Action[]): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -1,0 +1,136 @@
+// The bytes of request bodies (and WebSocket messages) the service holds, charged to their client from the headers
+// on: a body reserves its declared Content-Length (a chunked one grows as it arrives) under its client's share of a
+// process-wide budget, and keeps it until its answer is sent; a body still arriving after the deadline is dropped
+// (V20-1: unfinished bodies were held by nothing and one client's filled the process's memory).
+import { ServeError } from './options.js';
+
+/** What the budget needs of the thing holding bytes: a way to drop it (its stream or socket) when reclaimed. */
+export interface BodyHolder {
+  /** Drops the body (closes its connection) with this error; its hold is released by the budget first. */
+  drop(error: ServeError): void;
+}
+
+/** Bytes held for one body or message. */
+export class Hold {
+  bytes = 0;
+  /** Still arriving (its client owes bytes): only such a hold is reclaimed for another client. */
+  arriving = true;
+  released = false;
+
+  constructor(
+    readonly principal: string,
+    readonly holder: BodyHolder,
+    private readonly budget: BodyBudget,
+  ) {}
+
+  /** Charges `n` more bytes (a chunked body past its reservation); throws a ServeError when they do not fit. */
+  grow(n: number): void {
+    this.budget.charge(this, n);
+  }
+
+  /** The body has arrived: its bytes stay charged until release, but no other client may reclaim them. */
+  arrived(): void {
+    this.arriving = false;
+  }
+
+  release(): void {
+    this.budget.release(this);
+  }
+}
+
+/** What the budget reports (tests and /health read it). */
+export interface BodyBudgetStats {
+  heldBytes: number;
+  refused: number;
+  reclaimed: number;
+}
+
+const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+
+export class BodyBudget {
+  private readonly holds = new Map<string, Set<Hold>>();
+  private readonly perClient = new Map<string, number>();
+  readonly stats: BodyBudgetStats = { heldBytes: 0, refused: 0, reclaimed: 0 };
+
+  constructor(
+    /** Bytes held for all clients at once. */
+    readonly totalBytes: number,
+    /** Bytes held for one client (its principal) at once. */
+    readonly clientBytes: number,
+  ) {}
+
+  /** Opens a hold of `bytes` (a declared Content-Length, or 0) for `principal`, or throws a 503 ServeError. */
+  reserve(principal: string, bytes: number, holder: BodyHolder): Hold {
+    const hold = new Hold(principal, holder, this);
+    this.charge(hold, bytes);
+    let set = this.holds.get(principal);
+    if (!set) this.holds.set(principal, (set = new Set()));
+    set.add(hold);
+    return hold;
+  }
+
+  /** Bytes `principal` holds now. */
+  heldBy(principal: string): number {
+    return this.perClient.get(principal) ?? 0;
+  }
+
+  charge(hold: Hold, n: number): void {
+    if (hold.released || n <= 0) return;
+    const mine = this.heldBy(hold.principal);
+    if (mine + n > this.clientBytes) this.refuse(hold, mine, n, `its share of ${mb(this.clientBytes)}`);
+    if (this.stats.heldBytes + n > this.totalBytes) this.reclaimFor(hold.principal, mine + n, n);
+    if (this.stats.heldBytes + n > this.totalBytes)
+      this.refuse(hold, mine, n, `the service's ${mb(this.totalBytes)} for all clients' bodies`);
+    hold.bytes += n;
+    this.perClient.set(hold.principal, mine + n);
+    this.stats.heldBytes += n;
+  }
+
+  release(hold: Hold): void {
+    if (hold.released) return;
+    hold.released = true;
+    this.stats.heldBytes -= hold.bytes;
+    const left = this.heldBy(hold.principal) - hold.bytes;
+    if (left > 0) this.perClient.set(hold.principal, left);
+    else this.perClient.delete(hold.principal);
+    const set = this.holds.get(hold.principal);
+    set?.delete(hold);
+    if (set?.size === 0) this.holds.delete(hold.principal);
+  }
+
+  private refuse(hold: Hold, mine: number, n: number, what: string): never {
+    this.stats.refused++;
+    throw new ServeError(
+      503,
+      'E_OVERLOADED',
+      `request bodies in flight are over ${what} (this client holds ${mb(mine)} and asks ${mb(n)} more; the ` +
+        `service ${mb(this.stats.heldBytes)}); send fewer large bodies at once, or retry later`,
+    );
+  }
+
+  /**
+   * Frees room for a client that would hold `wanted` bytes by dropping bodies still arriving of the client holding the
+   * most, largest first, while that client holds more than `wanted` (never below the asker's own holding).
+   */
+  private reclaimFor(asker: string, wanted: number, n: number): void {
+    while (this.stats.heldBytes + n > this.totalBytes) {
+      let richest: string | null = null;
+      for (const [principal, bytes] of this.perClient)
+        if (principal !== asker && bytes > wanted && (richest === null || bytes > this.heldBy(richest)))
+          richest = principal;
+      const arriving = richest === null ? [] : [...(this.holds.get(richest) ?? [])].filter((h) => h.arriving);
+      const victim = arriving.sort((a, b) => b.bytes - a.bytes)[0];
+      if (!victim) return;
+      this.release(victim);
+      this.stats.reclaimed++;
+      victim.holder.drop(
+        new ServeError(
+          503,
+          'E_OVERLOADED',
+          "this body was dropped for another client's: this client holds the most of the bytes of request bodies " +
+            'in flight; send fewer large bodies at once',
+        ),
+      );
+    }
+  }
+}
