@@ -96,7 +96,7 @@ export async function runExport(
 ): Promise<ExportSummary> {
   // The runtime defence: quarantined environments are left out, and one that misbehaves now is quarantined.
   const incidents = new IncidentLog(library.dir, 'export');
-  incidents.refresh(await library.incidents({ open: true }));
+  incidents.refresh(await library.incidents({ open: true, responses: false }), await library.quarantines());
   const quarantined: NonNullable<ExportSummary['quarantined']> = [];
   const unsupported: NonNullable<ExportSummary['unsupported']> = [];
   const shims = new Map<string, ShimEnv>();

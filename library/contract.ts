@@ -221,15 +221,26 @@ export interface RejectionLog {
   rejections(filter?: RejectionFilter): Promise<RejectionRecord[]>;
 }
 
-/** What admitted environments did wrong in production: the evidence for quarantine. */
-export interface IncidentStore {
-  /** Records a production incident (bounded retention: the newest 10,000 are kept). */
-  recordIncident(input: IncidentInput): Promise<IncidentRecord>;
-  /** Incidents, oldest first: of one environment version (by hash) when given, only unresolved ones when open. */
-  incidents(filter?: { hash?: string; open?: boolean }): Promise<IncidentRecord[]>;
-  /** Marks every open incident of the hash resolved with the given reason; returns how many. */
-  resolveIncidents(hash: string, resolution: string): Promise<number>;
+/** A quarantine: a state of the version, set by the incident that meets the policy, lifted only by resolveIncidents. */
+export interface QuarantineRecord {
+  hash: string;
+  /** Names the evidence that decided it. */
+  reason: string;
+  createdAt: string;
 }
+
+/** What admitted environments did wrong in production: the evidence for quarantine, and the quarantines it set. */
+export interface IncidentStore {
+  /** Records an incident and the quarantine it completes; retention: incidentRetention (library/stores.ts). */
+  recordIncident(input: IncidentInput): Promise<IncidentRecord>;
+  /** Incidents, oldest first: of one version (by hash), only unresolved ones (open), without responses (false). */
+  incidents(filter?: IncidentFilter): Promise<IncidentRecord[]>;
+  /** Resolves every open incident of the hash with the reason, lifting its quarantine; returns how many. */
+  resolveIncidents(hash: string, resolution: string): Promise<number>;
+  /** The quarantines in force, oldest first. */
+  quarantines(): Promise<QuarantineRecord[]>;
+}
+export type IncidentFilter = { hash?: string; open?: boolean; responses?: boolean };
 
 /**
  * Batch bookkeeping: a journal that makes a killed `envforge run` resumable. For an unknown batch id,

@@ -1,70 +1,18 @@
-// When an admitted environment is quarantined, from its open production incidents: the one policy the
-// reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
+// When an admitted environment is quarantined, as the reward service and exports see it (IncidentLog): the library's
+// stored quarantines, and the policy (quarantine-policy.ts) tallied over its open incidents and this process's own.
 import type { ProblemCode } from '../contract/codes.js';
 import { terminalSafe } from '../contract/text.js';
-import type { EnvRecord, IncidentInput, IncidentRecord } from './contract.js';
+import type { EnvRecord, IncidentInput, IncidentRecord, QuarantineRecord } from './contract.js';
+import { EvidenceTally } from './quarantine-policy.js';
 import { LazyWriter } from './writer.js';
 
-/**
- * Quarantine at the environment's first confirmed incident (a failure no client input reached: the reference,
- * a reset, generate, failing again alone in a fresh isolate; validation found zero in thousands of calls), or
- * at its third such incident of any kind (unconfirmed ones may be a loaded host's timeouts, which one or two of
- * do not prove; three on one environment version are no longer chance). A failure a client's input reached is
- * that client's, confirmed or not (it never counts toward those); it quarantines only when that many
- * independent clients (client tokens or normalised addresses, serve/clients.ts) reached it, confirmed, with one code.
- */
-export const QUARANTINE_POLICY = { confirmed: 1, incidents: 3, clients: 3 } as const;
-
-/**
- * The fn of an incident that only one response caused: verify failed on it, alone in a fresh realm, while
- * the same instance's reference scored. It is the response's problem (recorded for revalidation to replay),
- * never alone a reason to quarantine the environment for everyone.
- */
-export const RESPONSE_FN = 'verify(response)';
-/** The same for an episode: the client's action log failed, replayed alone, while the reference rollout ran. */
-export const ACTION_LOG_FN = 'step(action log)';
-const CLIENT_INPUT_FNS: ReadonlySet<string> = new Set([RESPONSE_FN, ACTION_LOG_FN]);
-
-/**
- * Codes no client input can draw from an honest module: it reached for a capability outside the contract
- * (the sandbox's tripwires). One such incident quarantines, whoever's input it was and unconfirmed.
- */
-const NEVER_THE_CLIENTS: ReadonlySet<string> = new Set<ProblemCode>(['E_ESCAPE_ATTEMPT']);
-
-type Evidence = Pick<IncidentRecord, 'code' | 'fn' | 'seed' | 'level' | 'confirmed' | 'origin' | 'client'>;
-
-const revalidate = '; run `envforge library revalidate` to re-examine it';
-
-/** Why the environment version with these open incidents is quarantined, or null when it is not. */
-export function quarantineReason(evidence: Evidence[]): string | null {
-  const tripped = evidence.find((i) => NEVER_THE_CLIENTS.has(i.code));
-  if (tripped)
-    return (
-      `quarantined: it reached for a capability outside the contract (${tripped.code} in ${tripped.fn} at seed ` +
-      `${tripped.seed}, level ${tripped.level})${revalidate}`
-    );
-  const open = evidence.filter((i) => !CLIENT_INPUT_FNS.has(i.fn));
-  const confirmed = open.filter((i) => i.confirmed);
-  const first = confirmed[0] ?? open[0];
-  if (first && (confirmed.length >= QUARANTINE_POLICY.confirmed || open.length >= QUARANTINE_POLICY.incidents)) {
-    const what =
-      confirmed.length > 0
-        ? `it failed with ${first.code} in ${first.fn} at seed ${first.seed}, level ${first.level}, and ` +
-          `again when re-run alone`
-        : `${open.length} incidents in production (first: ${first.code} in ${first.fn} at seed ${first.seed}` +
-          `, level ${first.level})`;
-    return `quarantined: ${what}${revalidate}`;
-  }
-  // Inputs of independent clients (by address) that each failed, confirmed, with the same code.
-  const clients = new Map<string, Set<string>>();
-  for (const i of evidence)
-    if (CLIENT_INPUT_FNS.has(i.fn) && i.confirmed && i.client)
-      clients.set(i.code, (clients.get(i.code) ?? new Set()).add(i.client));
-  const shared = [...clients].find(([, who]) => who.size >= QUARANTINE_POLICY.clients);
-  return shared
-    ? `quarantined: the inputs of ${shared[1].size} independent clients made it fail with ${shared[0]}${revalidate}`
-    : null;
-}
+export {
+  ACTION_LOG_FN,
+  neverTheClients,
+  QUARANTINE_POLICY,
+  quarantineReason,
+  RESPONSE_FN,
+} from './quarantine-policy.js';
 
 /** Failure codes that are the environment's own doing when an admitted module returns them in production. */
 const INCIDENT_CODES: ReadonlySet<string> = new Set<ProblemCode>([
@@ -86,11 +34,6 @@ const INCIDENT_CODES: ReadonlySet<string> = new Set<ProblemCode>([
   'E_STATE_TOO_LARGE',
 ]);
 
-/** Whether a failure with this code is the module's own whoever's input reached it (no re-run can clear it). */
-export function neverTheClients(code: string): boolean {
-  return NEVER_THE_CLIENTS.has(code);
-}
-
 /** A call of an admitted environment that failed in production. */
 export interface Misbehaviour {
   record: EnvRecord;
@@ -107,14 +50,29 @@ export interface Misbehaviour {
   client?: string;
 }
 
+/** The tally of a hash in a map of them, made when missing. */
+function tallyOf(tallies: Map<string, EvidenceTally>, hash: string): EvidenceTally {
+  let tally = tallies.get(hash);
+  if (!tally) tallies.set(hash, (tally = new EvidenceTally()));
+  return tally;
+}
+
 /**
- * A production process's view of incidents: what the library holds (refreshed by the caller) plus what
- * it recorded since, with the quarantine policy applied. Records go to the library when it can be
- * written (a second, writable handle, opened on the first incident) and are kept in memory regardless.
+ * A production process's view of quarantine: the library's stored quarantines (a state, lifted only by revalidation),
+ * the policy over the library's open incidents (refreshed by the caller) and over what this process recorded since,
+ * each verdict decided when its evidence changes, so the check every item makes is one lookup. Records go to the
+ * library when it can be written (a second, writable handle, opened on the first incident; the store then keeps the
+ * verdict) and are kept in memory, as tallies, regardless.
  */
 export class IncidentLog {
-  private stored = new Map<string, Evidence[]>();
-  private recent = new Map<string, Evidence[]>();
+  /** Why each quarantined environment version is, by hash: what quarantined() reads. */
+  private verdicts = new Map<string, string>();
+  /** The library's open incidents at the last refresh and this process's since, tallied by hash. */
+  private tallies = new Map<string, EvidenceTally>();
+  /** This process's incidents the library could not take: added again at each refresh. */
+  private unwritten = new Map<string, EvidenceTally>();
+  /** Verdicts this process reached that the library has not shown yet: kept until it does. */
+  private reached = new Map<string, string>();
   private readonly writer: LazyWriter;
 
   constructor(
@@ -134,19 +92,26 @@ export class IncidentLog {
     return this.enabled && INCIDENT_CODES.has(code);
   }
 
-  /** Replaces the view of the library's open incidents (those this process wrote included). */
-  refresh(open: IncidentRecord[]): void {
-    const stored = new Map<string, Evidence[]>();
-    for (const incident of open) stored.set(incident.hash, [...(stored.get(incident.hash) ?? []), incident]);
-    this.stored = stored;
-    this.recent = new Map([...this.recent].filter(([hash]) => !stored.has(hash)));
+  /** Replaces the view of the library: its open incidents (those this process wrote included) and its quarantines. */
+  refresh(open: IncidentRecord[], quarantines: QuarantineRecord[] = []): void {
+    const tallies = new Map<string, EvidenceTally>();
+    for (const incident of open) tallyOf(tallies, incident.hash).add(incident);
+    for (const [hash, tally] of this.unwritten) tallyOf(tallies, hash).merge(tally);
+    const verdicts = new Map(quarantines.map((q) => [q.hash, q.reason]));
+    for (const [hash, tally] of tallies) {
+      const reason = verdicts.has(hash) ? null : tally.reason();
+      if (reason) verdicts.set(hash, reason);
+    }
+    for (const [hash, reason] of this.reached)
+      if (verdicts.has(hash)) this.reached.delete(hash);
+      else verdicts.set(hash, reason);
+    this.tallies = tallies;
+    this.verdicts = verdicts;
   }
 
-  /** Why this environment version is refused, or null while it may be used. */
+  /** Why this environment version is refused, or null while it may be used (O(1): every item asks). */
   quarantined(hash: string): string | null {
-    if (!this.enabled) return null;
-    const evidence = [...(this.stored.get(hash) ?? []), ...(this.recent.get(hash) ?? [])];
-    return evidence.length === 0 ? null : quarantineReason(evidence);
+    return this.enabled ? (this.verdicts.get(hash) ?? null) : null;
   }
 
   async record(m: Misbehaviour, confirmed: boolean): Promise<void> {
@@ -164,12 +129,17 @@ export class IncidentLog {
       ...(m.response === undefined ? {} : { response: m.response }),
       ...(m.client === undefined ? {} : { client: m.client }),
     };
-    this.recent.set(input.hash, [...(this.recent.get(input.hash) ?? []), input]);
+    const reason = this.verdicts.has(input.hash) ? null : tallyOf(this.tallies, input.hash).add(input).reason();
+    if (reason) {
+      this.verdicts.set(input.hash, reason);
+      this.reached.set(input.hash, reason);
+    }
     const writer = this.writer.get();
-    if (!writer) return;
+    if (!writer) return void tallyOf(this.unwritten, input.hash).add(input);
     try {
       await writer.recordIncident(input);
     } catch (error) {
+      tallyOf(this.unwritten, input.hash).add(input);
       this.warn(
         `envforge ${this.origin}: could not record an incident of ${m.record.name}@${m.record.version}: ` +
           `${(error as Error).message}`,

@@ -3,6 +3,7 @@
 import { isProblemCode, PROBLEM_CODES } from '../contract/codes.js';
 import { hashSource } from '../contract/hash.js';
 import type { Meta } from '../contract/schema.js';
+import { CLIENT_INPUT_FNS, neverTheClients } from './quarantine-policy.js';
 import type { Problem, ValidationReport } from '../validators/report.js';
 import {
   LibraryError,
@@ -26,9 +27,31 @@ export function toJson(value: unknown, what: string): string {
   }
 }
 
-/** Incidents kept at most; the oldest go first. */
-export const INCIDENT_RETENTION = 10_000;
+/**
+ * Incidents a client's input alone reached kept per environment version and client (the newest; its first confirmed
+ * one per code is kept too): enough for revalidation to replay, and no client's volume displaces anyone else's.
+ */
+export const INCIDENT_RETENTION = 100;
 const MAX_MESSAGE_CHARS = 2_000;
+
+/**
+ * Whether retention may drop this incident: only a client's input alone reached it (never a tripwire, never the
+ * environment's own failure), so it is no evidence but that client's, and that client's volume is what it bounds.
+ */
+export function expendable(i: Pick<IncidentInput, 'fn' | 'code'>): boolean {
+  return CLIENT_INPUT_FNS.includes(i.fn) && !neverTheClients(i.code);
+}
+
+/**
+ * Whether a new incident can change its version's verdict, so that the store reads the version's open incidents again
+ * (the verdict is decided when its evidence changes, and only then): yes for a tripwire or the environment's own
+ * failure; never for a client's unconfirmed input failure, which counts for nothing; for a client's confirmed one,
+ * only as its first open vote on that code ('vote': the store looks for an earlier one first).
+ */
+export function mayDecide(i: IncidentInput): 'yes' | 'no' | 'vote' {
+  if (!expendable(i)) return 'yes';
+  return i.confirmed && i.client ? 'vote' : 'no';
+}
 
 /**
  * Checks an incident and bounds its message (the response is kept whole: revalidation replays it exactly); a

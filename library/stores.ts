@@ -13,6 +13,12 @@ export interface LibraryOpenOptions {
   readonly: boolean;
   /** Rejected candidates' reports kept at most. */
   rejectionRetention: number;
+  /**
+   * Incidents a client's input alone reached kept per environment version and client (the newest, and its first open
+   * confirmed one per code); retention drops nothing else: no tripwire, no environment's own failure, nothing of a
+   * quarantined version.
+   */
+  incidentRetention: number;
 }
 
 export interface LibraryStore {

@@ -100,7 +100,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (next === stamp) return;
     const records = await library.list({ status: 'all', allVersions: true });
     service.catalog = new Catalog(records);
-    defence.refresh(await library.incidents({ open: true }));
+    defence.refresh(await library.incidents({ open: true, responses: false }), await library.quarantines());
     scores?.refresh(await library.scoreTallies());
     stamp = next;
   };

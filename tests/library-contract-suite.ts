@@ -26,6 +26,8 @@ import {
 export interface LibraryFixtureOptions {
   /** Rejected candidates' reports kept at most (the factory must honour it). */
   rejectionRetention?: number;
+  /** Incidents a client's input alone reached kept per version and client (the factory must honour it). */
+  incidentRetention?: number;
 }
 
 export interface LibraryFixture {
@@ -384,6 +386,12 @@ export function libraryContract(
         await lib.recordIncident(incident(a, { code: 'E_THROWN', response: long }));
         expect((await lib.incidents()).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_SCORE', 'E_THROWN']);
         expect((await lib.incidents({ hash: a })).every((i) => i.response === long)).toBe(true);
+        // A reader of the evidence alone (the reward service's reload) reads no response.
+        const bare = await lib.incidents({ hash: a, responses: false });
+        expect(bare.map((i) => [i.code, 'response' in i])).toEqual([
+          ['E_TIMEOUT', false],
+          ['E_THROWN', false],
+        ]);
         expect((await lib.incidents({ hash: a })).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_THROWN']);
         expect(await lib.resolveIncidents(a, 'retired by revalidation')).toBe(2);
         expect(await lib.resolveIncidents(a, 'again')).toBe(0);
@@ -403,6 +411,51 @@ export function libraryContract(
         expect(await lib.recordIncident(incident(c))).not.toHaveProperty('client');
         expect((await lib.incidents({ hash: c })).map((i) => i.client ?? null)).toEqual(['client:0123456789ab', null]);
         await expect(lib.recordIncident(incident(c, { client: 'two words' }))).rejects.toThrow(/client/);
+      });
+
+      it('keep a quarantine as a state: set by the incident that meets the policy, lifted by resolving', async () => {
+        const t = hashSource('tripped');
+        const c = hashSource('clients');
+        await lib.recordIncident(incident(c, { fn: 'verify(response)', client: 'c1', confirmed: true }));
+        await lib.recordIncident(incident(c, { fn: 'verify(response)', client: 'c2', confirmed: true }));
+        await lib.recordIncident(incident(c, { fn: 'step(action log)', client: 'c2', confirmed: true })); // again
+        expect(await lib.quarantines()).toEqual([]); // two clients' own failures: no verdict yet
+        await lib.recordIncident(incident(t, { code: 'E_ESCAPE_ATTEMPT', fn: 'step', confirmed: true, seed: 7 }));
+        await lib.recordIncident(incident(c, { fn: 'verify(response)', client: 'c3', confirmed: true }));
+        const held = new Map((await lib.quarantines()).map((q) => [q.hash, q]));
+        expect([...held.keys()].sort()).toEqual([t, c].sort());
+        expect(held.get(t)?.reason).toMatch(/E_ESCAPE_ATTEMPT in step at seed 7/);
+        expect(held.get(c)?.reason).toMatch(/3 independent clients made it fail with E_TIMEOUT/);
+        // Later incidents leave the verdict as it was decided; resolving (revalidation, the operator) lifts it.
+        await lib.recordIncident(incident(t, { code: 'E_THROWN' }));
+        expect((await lib.quarantines()).find((q) => q.hash === t)).toEqual(held.get(t));
+        expect(await lib.resolveIncidents(t, 'admitted again by revalidation')).toBe(2);
+        expect((await lib.quarantines()).map((q) => q.hash)).toEqual([c]);
+      });
+
+      it("retention drops only a client's own input failures on a version, never others' evidence", async () => {
+        const small = (await fresh({ incidentRetention: 3 })).library;
+        const x = hashSource('x');
+        const t = hashSource('t');
+        await small.recordIncident(incident(t, { code: 'E_ESCAPE_ATTEMPT', fn: 'verify(response)', client: 'c1' }));
+        await small.recordIncident(incident(x, { fn: 'generate', client: 'c1' })); // the environment's own
+        await small.recordIncident(incident(x, { fn: 'verify(response)', client: 'c2', confirmed: true }));
+        const flood = { fn: 'verify(response)', client: 'c1' };
+        await small.recordIncident(incident(x, { ...flood, code: 'E_THROWN', confirmed: true, seed: 0 }));
+        for (let seed = 1; seed <= 12; seed++) await small.recordIncident(incident(x, { ...flood, seed }));
+        await small.recordIncident(incident(x, { ...flood, client: undefined, seed: 99 }));
+        const kept = (await small.incidents()).map((i) => `${i.hash === t ? 't' : 'x'} ${i.client} ${i.fn} ${i.seed}`);
+        expect(kept).toEqual([
+          't c1 verify(response) 1099511627779', // a tripwire, whoever's input reached it
+          'x c1 generate 1099511627779',
+          'x c2 verify(response) 1099511627779', // another client's
+          'x c1 verify(response) 0', // c1's first confirmed one of its code (its vote)
+          'x c1 verify(response) 10', // and its newest three
+          'x c1 verify(response) 11',
+          'x c1 verify(response) 12',
+          'x undefined verify(response) 99',
+        ]);
+        expect((await small.quarantines()).map((q) => q.hash)).toEqual([t]);
       });
 
       it('refuses incidents that could not be replayed', async () => {

@@ -57,9 +57,9 @@ const userVersionOf = (dir: string): number => {
 };
 
 describe('schema 2 (batches and journal)', () => {
-  it('is appended after schema 1, which is unchanged (schemas 3 to 5 come after it)', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5]);
-    expect(SCHEMA_VERSION).toBe(5);
+  it('is appended after schema 1, which is unchanged (schemas 3 to 6 come after it)', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(SCHEMA_VERSION).toBe(6);
     expect(MIGRATIONS[0]!.sql).not.toMatch(/batches|journal/);
     expect(MIGRATIONS[2]!.sql).not.toMatch(/batches|journal|envs \(|rejections/);
     expect(MIGRATIONS[1]!.sql).toMatch(/UNIQUE \(batch_id, kind, key\)/);
@@ -128,7 +128,15 @@ describe('schema 2 (batches and journal)', () => {
     const { dir, meta, source, hash, at } = v1Library();
     const library = SqliteLibrary.open(dir);
     try {
-      expect(tablesOf(dir)).toEqual(['batches', 'envs', 'incident_responses', 'incidents', 'journal', 'rejections']);
+      expect(tablesOf(dir)).toEqual([
+        'batches',
+        'envs',
+        'incident_responses',
+        'incidents',
+        'journal',
+        'quarantines',
+        'rejections',
+      ]);
       expect(userVersionOf(dir)).toBe(SCHEMA_VERSION);
       expect(await library.incidents()).toEqual([]);
       const env = await library.get('old-env');

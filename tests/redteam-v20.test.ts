@@ -1,6 +1,6 @@
 // Red team v20 (Trust V, session 16): each open finding of tests/fixtures/redteam-v20/FINDINGS.md asserted still there,
 // so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest entry to "closed"
-// and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
+// and turn the assertion into the fix's own, as V20-4 and V20-5 are). The scripts run from dist/: npm run build first.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -104,27 +104,80 @@ describe.runIf(closed('V20-3'))('V20-3 closed: large bodies are gathered and par
   }, 60_000);
 });
 
-describe.runIf(open('V20-4'))("V20-4 open: a client's own incidents push a quarantine's evidence out", () => {
-  it('V20-4: 10,000 client-input incidents on one environment un-quarantine another (tripwire evidence gone)', async () => {
-    const r = await runScript('evidence-flood.mjs', ['2', '10000'], 400_000);
+describe("V20-4 closed: a client's own incidents cannot push a quarantine's evidence out", () => {
+  it("V20-4: one client's flood (retention 20) leaves trip-check quarantined, its evidence kept", async () => {
+    const r = await runScript('evidence-flood.mjs', ['2', '300', '20'], 300_000);
     expect(r.tripCheckBefore, JSON.stringify(r)).toBe('409 E_QUARANTINED');
     // The client's requests make incidents of its own through the service (what the flood is made of).
     expect(r.incidentsFromClientRequests).toBe(2);
     expect(r.realShape).toEqual({ code: 'E_TIMEOUT', fn: 'step(action log)', confirmed: true, hasClient: true });
-    // Still open: the tripwire's evidence left the library's window and the environment is served again.
-    expect(r.tripEvidenceLeft).toBe(0);
-    expect(r.tripCheckAfter).toBe(200);
-  }, 420_000);
+    // Fixed: retention is per version and client and drops only that client's own input failures (its newest 20
+    // kept, and its first confirmed one of the code); the tripwire stays, and the quarantine is a stored state.
+    expect(r.clientIncidentsKept).toBe(21);
+    expect(r.tripEvidenceLeft).toBe(1);
+    expect(r.tripCheckAfter).toBe('409 E_QUARANTINED');
+    expect(r.quarantinesStored).toEqual(['trip-check']);
+  }, 320_000);
+
+  it('V20-4 variant: a flood before the verdict, of every shape, erases none of its evidence', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'v20-4-variant-'));
+    const library = SqliteLibrary.open(dir, { create: true, incidentRetention: 5 });
+    try {
+      const x = 'd'.repeat(64);
+      const at = (client: string, fn: string, code: string, confirmed: boolean, seed = 1) =>
+        library.recordIncident({
+          hash: x,
+          name: 'x',
+          version: 1,
+          seed,
+          level: 1,
+          code,
+          fn,
+          message: 'm',
+          origin: 'serve',
+          confirmed,
+          client,
+        });
+      // Short of a verdict: two of the environment's own unconfirmed time-outs, two clients' confirmed votes.
+      await at('c1', 'generate', 'E_TIMEOUT', false);
+      await at('c2', 'generate', 'E_TIMEOUT', false);
+      await at('c2', 'verify(response)', 'E_THROWN', true);
+      await at('c3', 'step(action log)', 'E_THROWN', true);
+      // Voters and a stranger flood their own input failures of every code and fn they can reach, unconfirmed and
+      // confirmed (the voters theirs again, the stranger any code but the voters': no third vote on any code).
+      const codes = ['E_TIMEOUT', 'E_THROWN', 'E_TOO_LARGE', 'E_STATE_TOO_LARGE'];
+      for (let i = 0; i < 200; i++) {
+        const client = ['c2', 'c3', 'c4'][i % 3] as string;
+        const code = codes[i % 4] as string;
+        const confirmed = i % 5 === 0 && (client === 'c4') === (code !== 'E_THROWN');
+        await at(client, i % 2 ? 'verify(response)' : 'step(action log)', code, confirmed, i);
+      }
+      const open = await library.incidents({ hash: x, open: true });
+      expect(open.filter((i) => i.fn === 'generate')).toHaveLength(2);
+      expect(new Set(open.filter((i) => i.code === 'E_THROWN' && i.confirmed).map((i) => i.client))).toEqual(
+        new Set(['c2', 'c3']),
+      );
+      expect(open.length).toBeLessThan(3 * (5 + codes.length) + 4); // each client's own kept to its retention
+      expect(await library.quarantines()).toEqual([]);
+      // Either rule's last piece now decides it, and the verdict is stored.
+      await at('c5', 'verify(response)', 'E_THROWN', true);
+      expect((await library.quarantines()).map((q) => q.reason)).toEqual([
+        expect.stringMatching(/3 independent clients made it fail with E_THROWN/),
+      ]);
+    } finally {
+      await library.close();
+    }
+  });
 });
 
-describe.runIf(open('V20-5'))("V20-5 open: each item's quarantine check scans every open incident", () => {
-  it("V20-5: one item's check reads all 1,000 client incidents of its environment (none of which quarantine)", () => {
+describe("V20-5 closed: an item's quarantine check is one lookup", () => {
+  it('V20-5: after a refresh, checks read none of the 1,000 client incidents of the environment', () => {
     const hash = 'a'.repeat(64);
     let reads = 0;
     const rows = Array.from({ length: 1_000 }, (_, i) => {
       const row = { hash, name: 'last-number', version: 1, seed: i, level: 1, fn: 'verify(response)', message: 'm' };
       Object.assign(row, { origin: 'serve', confirmed: true, client: 'c0', id: i + 1, createdAt: '', resolved: null });
-      // Every read of an incident's code is counted: quarantineReason reads each incident's at least once.
+      // Every read of an incident's code is counted.
       Object.defineProperty(row, 'code', { enumerable: true, get: () => (reads++, 'E_TIMEOUT') });
       return row as unknown as IncidentRecord;
     });
@@ -132,8 +185,8 @@ describe.runIf(open('V20-5'))("V20-5 open: each item's quarantine check scans ev
     log.refresh(rows);
     expect(log.quarantined(hash)).toBeNull(); // one client's incidents: not quarantined, as designed
     reads = 0;
-    log.quarantined(hash);
-    // Still open: the check an item pays is linear in its environment's incidents (a fix keeps the verdict, O(1)).
-    expect(reads).toBeGreaterThanOrEqual(1_000);
+    for (let i = 0; i < 8_192; i++) log.quarantined(hash); // one GRPO request's items
+    // Fixed: the verdict was decided when the evidence came (refresh), not per item.
+    expect(reads).toBe(0);
   });
 });

@@ -3,7 +3,8 @@
 // and the change counter that readers follow.
 import pg from 'pg';
 import { LibraryError } from '../contract.js';
-import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.js';
+import { INCIDENT_RETENTION } from '../store-kit.js';
+import { backfillQuarantines, PG_MIGRATIONS, PG_QUARANTINES_SCHEMA, PG_SCHEMA_VERSION } from './migrations.js';
 
 export interface PostgresLibraryOptions {
   /** Create the library's tables when missing (otherwise a missing library is an error). */
@@ -12,6 +13,8 @@ export interface PostgresLibraryOptions {
   readonly: boolean;
   /** Rejected candidates' reports kept at most. */
   rejectionRetention: number;
+  /** Incidents a client's input alone reached kept at most per environment version and client (the newest). */
+  incidentRetention: number;
   /** Connections this process holds at most. */
   poolSize: number;
 }
@@ -20,6 +23,7 @@ export const DEFAULT_PG_OPTIONS = {
   create: false,
   readonly: false,
   rejectionRetention: 10_000,
+  incidentRetention: INCIDENT_RETENTION,
   poolSize: 8,
 } satisfies PostgresLibraryOptions;
 
@@ -27,7 +31,7 @@ export const DEFAULT_PG_OPTIONS = {
 export const CHANGE_CHANNEL = 'envforge_library_changed';
 
 /** Advisory lock keys (one per purpose, in the envforge namespace). */
-export const LOCKS = { migrate: 0x454e5601, admit: 0x454e5602 } as const;
+export const LOCKS = { migrate: 0x454e5601, admit: 0x454e5602, incidents: 0x454e5603 } as const;
 
 /**
  * The URL without its password, for messages and Library.dir: reopening it (a second, writable handle)
@@ -110,6 +114,7 @@ export class PgDb {
             '(version integer NOT NULL)',
         );
       for (const m of PG_MIGRATIONS.filter((m) => m.version > now)) await q(m.sql);
+      if (now > 0 && now < PG_QUARANTINES_SCHEMA) await backfillQuarantines(q);
       await q('DELETE FROM envforge.schema_version');
       await q('INSERT INTO envforge.schema_version VALUES ($1)', [PG_SCHEMA_VERSION]);
     });

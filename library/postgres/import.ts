@@ -24,7 +24,8 @@ async function snapshot(library: Library) {
   const batches = (await library.listBatches()).reverse();
   const journals = await Promise.all(batches.map((b) => library.journal(b.id)));
   const incidents = await library.incidents();
-  return { envs, sources, rejections, batches, journals, incidents };
+  const quarantines = await library.quarantines();
+  return { envs, sources, rejections, batches, journals, incidents, quarantines };
 }
 
 export async function importLibrary(from: Library, to: PostgresLibrary): Promise<ImportSummary> {
@@ -107,8 +108,8 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
     for (const x of data.incidents) {
       await q(
         'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, ' +
-          'origin, confirmed, created_at, resolved_at, resolution) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ' +
-          '$10, $11, $12, $13, $14)',
+          'origin, confirmed, created_at, resolved_at, resolution, client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ' +
+          '$9, $10, $11, $12, $13, $14, $15)',
         [
           x.hash,
           x.name,
@@ -124,9 +125,16 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
           x.createdAt,
           x.resolvedAt,
           x.resolution,
+          x.client ?? null,
         ],
       );
     }
+    for (const x of data.quarantines)
+      await q('INSERT INTO envforge.quarantines (hash, reason, created_at) VALUES ($1, $2, $3)', [
+        x.hash,
+        x.reason,
+        x.createdAt,
+      ]);
     await PgDb.changed(q);
   });
   await verify(data, await snapshot(to), to.dir);
@@ -153,6 +161,7 @@ async function verify(
     ['batches', a.batches, b.batches],
     ['journals', a.journals, b.journals],
     ['incidents', withoutIds(a.incidents), withoutIds(b.incidents)],
+    ['quarantines', a.quarantines, b.quarantines],
   ];
   for (const [what, left, right] of parts)
     if (!isDeepStrictEqual(left, right))

@@ -2,6 +2,9 @@
 // SQLite: a shipped migration never changes, and a library written by a newer envforge is refused.
 // Tables live in their own schema (envforge), beside pg-boss's (pgboss) in the same database.
 
+import { quarantinesOf, type Evidence } from '../quarantine-policy.js';
+import { now } from '../store-kit.js';
+
 export const SCHEMA = 'envforge';
 
 export const PG_MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
@@ -115,6 +118,38 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       ALTER TABLE envforge.trainer_scores ADD PRIMARY KEY (name, version, level, trusted);
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- Quarantine as a state of the environment version (set by its evidence, lifted by resolving its incidents),
+      -- and the index retention per environment version and client needs.
+      CREATE TABLE envforge.quarantines (hash text PRIMARY KEY, reason text NOT NULL, created_at text NOT NULL);
+      CREATE INDEX incidents_client ON envforge.incidents (hash, client, id);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;
+
+/** The schema that stores quarantines (migration 4). */
+export const PG_QUARANTINES_SCHEMA = 4;
+
+/** Inside the migration to PG_QUARANTINES_SCHEMA: the quarantines the open incidents decided, stored. */
+export async function backfillQuarantines(
+  q: (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>,
+): Promise<void> {
+  const { rows } = await q(
+    'SELECT hash, code, fn, seed, level, confirmed, origin, client FROM envforge.incidents WHERE resolved_at IS NULL ' +
+      'ORDER BY id',
+  );
+  const open = (rows as Array<Evidence & { hash: string; client: string | null }>).map(({ client, ...i }) => ({
+    ...i,
+    ...(client ? { client } : {}),
+  }));
+  for (const x of quarantinesOf(open))
+    await q('INSERT INTO envforge.quarantines (hash, reason, created_at) VALUES ($1, $2, $3)', [
+      x.hash,
+      x.reason,
+      now(),
+    ]);
+}

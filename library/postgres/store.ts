@@ -5,17 +5,20 @@ import { hashSource } from '../../contract/hash.js';
 import { boundDepth } from '../../validators/bounded.js';
 import type { ValidationReport } from '../../validators/report.js';
 import type {
+  IncidentFilter,
   IncidentInput,
   IncidentRecord,
   Library,
   Lineage,
+  QuarantineRecord,
   RejectionFilter,
   RejectionRecord,
   ScoreInput,
   ScoreTally,
 } from '../contract.js';
 import { LibraryError } from '../contract.js';
-import { addCounts, checkIncident, checkScore, INCIDENT_RETENTION, keptReport, now, toJson } from '../store-kit.js';
+import { addCounts, checkIncident, checkScore, keptReport, now, toJson } from '../store-kit.js';
+import { insertIncident, listIncidents, listQuarantines, resolveOpenIncidents } from './incidents.js';
 import { ComposedLibrary } from '../composed.js';
 import { toRejection, type RejectionRow } from '../rows.js';
 import { PostgresBatches } from './batches.js';
@@ -23,26 +26,6 @@ import { CHANGE_CHANNEL, DEFAULT_PG_OPTIONS, PgDb, type PostgresLibraryOptions, 
 import { PostgresEnvs } from './envs.js';
 
 export { CHANGE_CHANNEL, DEFAULT_PG_OPTIONS, type PostgresLibraryOptions };
-
-type IncidentRow = Omit<IncidentRecord, 'response' | 'createdAt' | 'resolvedAt' | 'seed' | 'client'> & {
-  seed: string;
-  response: string | null;
-  client: string | null;
-  created_at: string;
-  resolved_at: string | null;
-};
-
-function toIncident(row: IncidentRow): IncidentRecord {
-  const { response, created_at, resolved_at, seed, client, ...rest } = row;
-  return {
-    ...rest,
-    seed: Number(seed),
-    ...(response === null ? {} : { response }),
-    ...(client ? { client } : {}),
-    createdAt: created_at,
-    resolvedAt: resolved_at,
-  };
-}
 
 export class PostgresLibrary extends ComposedLibrary implements Library {
   readonly dir: string;
@@ -137,56 +120,23 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
 
   async recordIncident(input: IncidentInput): Promise<IncidentRecord> {
     this.db.writable();
-    const { message, response } = checkIncident(input);
-    return this.db.write('recording an incident', async (q) => {
-      const { rows } = await q(
-        'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, ' +
-          'origin, confirmed, created_at, client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ' +
-          '$11, $12, $13) RETURNING *',
-        [
-          input.hash,
-          input.name,
-          input.version,
-          input.seed,
-          input.level,
-          input.code,
-          input.fn,
-          message,
-          response,
-          input.origin,
-          input.confirmed,
-          now(),
-          input.client ?? null,
-        ],
-      );
-      await q('DELETE FROM envforge.incidents WHERE id <= (SELECT max(id) FROM envforge.incidents) - $1', [
-        INCIDENT_RETENTION,
-      ]);
-      await PgDb.changed(q);
-      return toIncident(rows[0] as IncidentRow);
-    });
+    checkIncident(input);
+    const retention = this.db.options.incidentRetention;
+    return this.db.write('recording an incident', (q) => insertIncident(q, input, retention));
   }
 
-  async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
-    const { rows } = await this.db.query(
-      'SELECT * FROM envforge.incidents WHERE ($1::text IS NULL OR hash = $1) AND (NOT $2 OR ' +
-        'resolved_at IS NULL) ORDER BY id',
-      [filter.hash ?? null, filter.open === true],
-    );
-    return (rows as IncidentRow[]).map(toIncident);
+  async incidents(filter: IncidentFilter = {}): Promise<IncidentRecord[]> {
+    return listIncidents((text, values) => this.db.query(text, values), filter);
   }
 
   async resolveIncidents(hash: string, resolution: string): Promise<number> {
     this.db.writable();
     if (!resolution.trim()) throw new LibraryError('resolving incidents needs a reason');
-    return this.db.write('resolving incidents', async (q) => {
-      const { rowCount } = await q(
-        'UPDATE envforge.incidents SET resolved_at = $1, resolution = $2 WHERE hash = $3 AND resolved_at IS NULL',
-        [now(), resolution, hash],
-      );
-      if (rowCount) await PgDb.changed(q);
-      return rowCount ?? 0;
-    });
+    return this.db.write('resolving incidents', (q) => resolveOpenIncidents(q, hash, resolution));
+  }
+
+  async quarantines(): Promise<QuarantineRecord[]> {
+    return listQuarantines((text, values) => this.db.query(text, values));
   }
 
   async recordScores(tallies: ScoreInput[]): Promise<void> {

@@ -2,6 +2,7 @@
 // transactions that turn SQLite failures into LibraryErrors, and JSON columns.
 import type Database from 'better-sqlite3';
 import { LibraryError } from '../contract.js';
+import { INCIDENT_RETENTION } from '../store-kit.js';
 
 export interface SqliteLibraryOptions {
   /** Create the folder and index when missing (otherwise a missing library is an error). */
@@ -10,12 +11,15 @@ export interface SqliteLibraryOptions {
   readonly: boolean;
   /** Rejected candidates' reports kept at most. */
   rejectionRetention: number;
+  /** Incidents a client's input alone reached kept at most per environment version and client (the newest). */
+  incidentRetention: number;
 }
 
 export const DEFAULT_SQLITE_OPTIONS = {
   create: false,
   readonly: false,
   rejectionRetention: 10_000,
+  incidentRetention: INCIDENT_RETENTION,
 } satisfies SqliteLibraryOptions;
 
 export const INDEX_FILE = 'library.sqlite';

@@ -111,6 +111,20 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       ALTER TABLE incidents ADD COLUMN client TEXT;
     `,
   },
+  {
+    // Quarantine as a state of the environment version, set when its evidence meets the policy and lifted by
+    // resolving its incidents; and the index retention per environment version and client needs. A library
+    // quarantined before this keeps its evidence (retention never drops it) and gets its row at its next incident.
+    version: 6,
+    sql: `
+      CREATE TABLE quarantines (
+        hash TEXT PRIMARY KEY,
+        reason TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX incidents_client ON incidents (hash, client, id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

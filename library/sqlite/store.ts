@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import type { ValidationReport } from '../../validators/report.js';
 import {
   LibraryError,
+  type IncidentFilter,
   type IncidentInput,
   type IncidentRecord,
   type Library,
+  type QuarantineRecord,
   type Lineage,
   type RejectionFilter,
   type RejectionRecord,
@@ -21,7 +23,14 @@ import { ComposedLibrary } from '../composed.js';
 import { SqliteBatches } from './batches.js';
 import { DEFAULT_SQLITE_OPTIONS, ENVS_DIR, INDEX_FILE, now, SqliteDb, type SqliteLibraryOptions } from './db.js';
 import { SqliteEnvs } from './envs.js';
-import { insertIncident, listIncidents, resolveOpenIncidents } from './incidents.js';
+import {
+  backfillQuarantines,
+  insertIncident,
+  listIncidents,
+  listQuarantines,
+  QUARANTINES_SCHEMA,
+  resolveOpenIncidents,
+} from './incidents.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { SqliteRejections } from './rejections.js';
 import { SqliteScores } from './scores.js';
@@ -134,6 +143,7 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
       const current = db.pragma('user_version', { simple: true }) as number;
       const pending = MIGRATIONS.filter((m) => m.version > current);
       for (const m of pending) db.exec(m.sql);
+      if (current > 0 && current < QUARANTINES_SCHEMA) backfillQuarantines(db, now());
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
@@ -154,13 +164,17 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
   }
 
   async recordIncident(input: IncidentInput): Promise<IncidentRecord> {
-    return this.s.write('recording an incident', () => insertIncident(this.s.db, input, now()));
+    const retention = this.s.options.incidentRetention;
+    return this.s.write('recording an incident', () => insertIncident(this.s.db, input, now(), retention));
   }
-  async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
+  async incidents(filter: IncidentFilter = {}): Promise<IncidentRecord[]> {
     return listIncidents(this.s.db, filter);
   }
   async resolveIncidents(hash: string, resolution: string): Promise<number> {
     return this.s.write('resolving incidents', () => resolveOpenIncidents(this.s.db, hash, resolution, now()));
+  }
+  async quarantines(): Promise<QuarantineRecord[]> {
+    return listQuarantines(this.s.db);
   }
 
   async recordScores(tallies: ScoreInput[]): Promise<void> {
