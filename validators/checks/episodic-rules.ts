@@ -124,7 +124,9 @@ export const episodicRules: EpisodicCheck = {
             candidates.filter((c) => c !== t.name),
           ),
         ),
-        ...repliesOf(r).flatMap((reply) => statedRules(reply, candidates)),
+        ...repliesOf(r).flatMap((text) =>
+          statedRules(text, candidates).map((rule) => ({ ...rule, reply: true as const })),
+        ),
       ];
       return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
         ablationsOf(r, i, rule, shared.has(rule.tool)),
@@ -271,8 +273,8 @@ export const episodicRules: EpisodicCheck = {
             ceiling: ref.score,
             what: 'stated-step ablation',
             form:
-              `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; the rule: "` +
-              `${a.rule.sentence.slice(0, 160)}")`,
+              `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; ` +
+              `${a.rule.reply ? 'a reply' : 'the prompt'}: "${a.rule.sentence.slice(0, 160)}")`,
             evidence: () => ({
               step: a.rule.tool,
               ablation: a.how,

@@ -29,6 +29,8 @@ export interface StatedRule {
   tool: string;
   sentence: string;
   before: string[] | 'all' | 'entity' | null;
+  /** Where a reply, not the prompt, states it (repliesOf). */
+  reply?: true;
 }
 
 /** The sentences of a text: a line that goes on in lower case (a wrapped sentence) is joined to the one before. */
