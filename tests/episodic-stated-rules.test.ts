@@ -148,6 +148,10 @@ describe('stated rules', () => {
   it('reads no order in a condition\'s "then", and no reference in a sentence that names its own step', () => {
     expect(desk('If the scan fails, then refund nothing with refund.')).toEqual([]);
     expect(desk('Read each order with read_order. It is fine to refund without verify_order.')).toEqual([]);
+    // A lift with a scope lifts only a part: the rule stays.
+    expect(desk('Check each order with verify_order first. This is optional for gift cards.')).toEqual([
+      ['verify_order', 'entity'],
+    ]);
   });
 
   it('states nothing in a sentence without a modal or order word', () => {

@@ -88,7 +88,7 @@ export function referenceAt(sentence: string, names: number): number {
 /**
  * The mandatory steps `text` states for `tools` (the first sentence that names each): a tool a stating sentence names
  * and binds, and the condition of a permission (rule-clauses.ts); a sentence that refers to the step of the one
- * before binds that step (its rule the two sentences), or, where it allows it, lifts the rule that one stated.
+ * before binds that step (its rule the two sentences), or, where it only allows it, lifts the rule that one stated.
  */
 export function statedRules(text: string, tools: readonly string[]): StatedRule[] {
   const out = new Map<string, StatedRule & { k: number }>();
@@ -102,8 +102,9 @@ export function statedRules(text: string, tools: readonly string[]): StatedRule[
     prev = { sentence, tools: [...where.keys()] };
     const mentions = [...where.values()];
     const reading = new Map([...where].map(([t, i]) => [t, readingOf(sentence, i, mentions)] as const));
-    for (const t of referred)
-      if (reading.get(t) === 'allowed' && out.get(t)?.k === k - 1 && allowsAny(sentence)) out.delete(t);
+    // Only a bare lift ("This is optional.", "Not necessary."): one with a scope ("… for gift cards") lifts a part.
+    const bare = (sentence.match(/\S+/g) ?? []).length <= 5 && allowsAny(sentence);
+    for (const t of referred) if (bare && reading.get(t) === 'allowed' && out.get(t)?.k === k - 1) out.delete(t);
     const stating = states(sentence);
     const allowed = [...reading].filter(([, r]) => r === 'allowed').map(([t]) => t);
     const ruled = [...reading].filter(([, r]) => r === 'condition' || (r === 'bound' && stating)).map(([t]) => t);
