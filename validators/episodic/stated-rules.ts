@@ -44,14 +44,17 @@ export function sentencesOf(text: string): string[] {
     .slice(0, 400);
 }
 
+/** Where a text names a tool by its identifier (`verify_order`), or -1. */
+const identifierAt = (text: string, tool: string) =>
+  new RegExp(`(?<![A-Za-z0-9_])${escape(tool)}(?![A-Za-z0-9_])`).exec(text)?.index ?? -1;
 const stem = (word: string) => (word.length <= 4 ? word : word.slice(0, Math.max(4, word.length - 3)));
 /**
  * Where a sentence names a tool (its name as a whole word, or its words in order with at most three words
  * between), or -1: `subscription_at` is not named inside `get_subscription_attribute`.
  */
 export function mentionAt(sentence: string, tool: string): number {
-  const exact = new RegExp(`(?<![A-Za-z0-9_])${escape(tool)}(?![A-Za-z0-9_])`).exec(sentence);
-  if (exact) return exact.index;
+  const exact = identifierAt(sentence, tool);
+  if (exact >= 0) return exact;
   const words = tool
     .split('_')
     .filter(Boolean)
@@ -60,10 +63,22 @@ export function mentionAt(sentence: string, tool: string): number {
   return phrase.exec(sentence)?.index ?? -1;
 }
 
-/** "X, then Y" orders its steps, modal word or not, unless it is a condition's "then" ("If X, then Y"). */
-const THEN = /(?<!\b(?:by|since|until|till|from|back|just|even) )\bthen\b/i;
+/**
+ * "X, then Y" orders its steps, modal word or not: the call X, named by its identifier in the stretch right before
+ * "then" (from the clause's start; not an alternative "or X"), comes first. Not a condition's "then" ("If X, then
+ * Y"), nor an adverb ("the queue is checked then"); a workflow told in words ("Read the tickets, then route them",
+ * "check interactions, then fill": seeds' and good fixtures' descriptions) binds only by a modal word, as before.
+ */
+const THEN = /(?<!\b(?:by|since|until|till|from|back|just|even) )\bthen\b(?!\s*(?:[,.;:)]|$))/gi;
 const IF_THEN = /^(?:if|when|whenever|unless|once|in case|should)\b[^,]*,\s*then\b/i;
-const states = (sentence: string) => MODAL.test(sentence) || (THEN.test(sentence) && !IF_THEN.test(sentence));
+function thenSteps(sentence: string): [number, number][] {
+  if (IF_THEN.test(sentence)) return [];
+  return [...sentence.matchAll(THEN)].flatMap((m) => {
+    const head = sentence.slice(0, m.index).replace(/[\s,]*(?:and\s*)?$/, '');
+    const from = Math.max(...[...head.matchAll(/[,;:()\u2014]/g)].map((c) => c.index + 1), 0);
+    return /^\s*(?:or|either)\b/i.test(head.slice(from)) ? [] : [[from, head.length] as [number, number]];
+  });
+}
 /** A sentence that opens by pointing back at the step before ("Then refund it.", "After that, …"): it first. */
 const AFTER_PREVIOUS = /^(?:only\s+)?(?:then|after (?:that|this|doing so|which)|afterwards?)\b/i;
 /** Words that stand for the step of the sentence before: "do this/so", "this step", "It must come first". */
@@ -105,9 +120,16 @@ export function statedRules(text: string, tools: readonly string[]): StatedRule[
     // Only a bare lift ("This is optional.", "Not necessary."): one with a scope ("… for gift cards") lifts a part.
     const bare = (sentence.match(/\S+/g) ?? []).length <= 5 && allowsAny(sentence);
     for (const t of referred) if (bare && reading.get(t) === 'allowed' && out.get(t)?.k === k - 1) out.delete(t);
-    const stating = states(sentence);
+    const stating = MODAL.test(sentence);
+    const steps = thenSteps(sentence);
+    const first = (t: string) =>
+      (referred.includes(t) && AFTER_PREVIOUS.test(sentence)) ||
+      steps.some(([from, to]) => identifierAt(sentence.slice(from, to), t) >= 0);
     const allowed = [...reading].filter(([, r]) => r === 'allowed').map(([t]) => t);
-    const ruled = [...reading].filter(([, r]) => r === 'condition' || (r === 'bound' && stating)).map(([t]) => t);
+    const ruled = [...reading]
+      .filter(([t, r]) => r === 'condition' || (r === 'bound' && (stating || first(t))))
+      .map(([t]) => t);
+    const unallowed = [...reading.keys()].filter((t) => reading.get(t) !== 'allowed');
     for (const tool of ruled) {
       if (out.has(tool)) continue;
       const at = where.get(tool) as number;
@@ -122,7 +144,7 @@ export function statedRules(text: string, tools: readonly string[]): StatedRule[
             : orderOf(
                 sentence,
                 at,
-                ruled.filter((t) => t !== tool),
+                unallowed.filter((t) => t !== tool),
                 where,
               );
       const said = referred.includes(tool) ? `${last?.sentence ?? ''} ${sentence}` : sentence;
