@@ -147,6 +147,12 @@ describe('stated rules', () => {
 
   it('reads no order in a condition\'s "then", and no reference in a sentence that names its own step', () => {
     expect(desk('If the scan fails, then refund nothing with refund.')).toEqual([]);
+    // A workflow told in words binds by a modal word only (seeds' descriptions: "Read the tickets, then route them").
+    expect(desk('Verify each order, then refund it.')).toEqual([]);
+    expect(desk('When every order is refunded, call close_desk: the desk is checked then, all or nothing.')).toEqual(
+      [],
+    );
+    expect(desk('Credit it, or refund it with refund, then close the case.')).toEqual([]);
     expect(desk('Read each order with read_order. It is fine to refund without verify_order.')).toEqual([]);
     // A lift with a scope lifts only a part: the rule stays.
     expect(desk('Check each order with verify_order first. This is optional for gift cards.')).toEqual([
