@@ -90,6 +90,76 @@ describe('stated rules', () => {
     ]);
   });
 
+  // redteam-trust20: a permission's condition, a negation read by what it negates, a rule over two sentences.
+  const DESK = ['read_order', 'verify_order', 'refund', 'close_desk'];
+  const desk = (text: string) => statedRules(text, DESK).map((r) => [r.tool, r.before]);
+  it.each([
+    'You can refund an order once you have first checked it with verify_order.',
+    'A refund may be issued on an order after verify_order has cleared it first.',
+    'Refunds can go out as soon as verify_order has passed the order.',
+    'Feel free to refund an order provided verify_order has checked it.',
+    'Once verify_order has cleared an order you may refund it.',
+  ])('reads the condition of a permission as an order rule on it, the permitted call free (T1): %s', (text) => {
+    expect(desk(text)).toEqual([['verify_order', ['refund']]]);
+  });
+
+  it('reads no condition in a wish, a concession or a call the permission itself allows (T1)', () => {
+    expect(desk('If you like you can run verify_order.')).toEqual([]);
+    expect(desk('You can call read_order at any time, even after refund.')).toEqual([]);
+    expect(desk('You may run verify_order first if you wish.')).toEqual([]);
+    expect(desk('You may refund before verify_order.')).toEqual([]);
+  });
+
+  it.each([
+    'There is no requirement to run verify_order first.',
+    'Running verify_order first is not needed.',
+    'Nobody has to call verify_order before a refund.',
+    'verify_order is never required before refund.',
+    "You don't need to run verify_order first; the scan is only logged.",
+    'No check with verify_order is required before a refund.',
+    'Running verify_order first? Not necessary.',
+    'Check each order with verify_order first. This is optional.',
+  ])('reads an obligation negated as no rule, whatever order word it holds (T6): %s', (text) => {
+    expect(desk(text)).toEqual([]);
+  });
+
+  it('reads a negation of the call itself, or of a permission, as binding (T6)', () => {
+    expect(desk('No refund before verify_order has checked the order.').map(([t]) => t)).toContain('refund');
+    expect(desk('Never refund an order before verify_order has checked it.').map(([t]) => t)).toEqual([
+      'verify_order',
+      'refund',
+    ]);
+    expect(desk('Running verify_order first is not optional.')).toEqual([['verify_order', 'entity']]);
+    expect(desk('There is no requirement other than running verify_order first.')).toEqual([
+      ['verify_order', 'entity'],
+    ]);
+  });
+
+  it.each([
+    'Check each order with verify_order. Do this before any refund is issued.',
+    'Check each order with verify_order. This must happen before any refund.',
+    'Run verify_order on every order. Refund an order only after doing so.',
+    'Check each order with verify_order. Then refund it.',
+    'Check each order with verify_order, then refund it.',
+  ])('reads a step the sentence before names, or an ordered imperative, as an order rule (T9): %s', (text) => {
+    expect(statedRules(text, DESK).find((r) => r.tool === 'verify_order')?.before).toEqual(['refund']);
+  });
+
+  it('reads no order in a condition\'s "then", and no reference in a sentence that names its own step', () => {
+    expect(desk('If the scan fails, then refund nothing with refund.')).toEqual([]);
+    // A workflow told in words binds by a modal word only (seeds' descriptions: "Read the tickets, then route them").
+    expect(desk('Verify each order, then refund it.')).toEqual([]);
+    expect(desk('When every order is refunded, call close_desk: the desk is checked then, all or nothing.')).toEqual(
+      [],
+    );
+    expect(desk('Credit it, or refund it with refund, then close the case.')).toEqual([]);
+    expect(desk('Read each order with read_order. It is fine to refund without verify_order.')).toEqual([]);
+    // A lift with a scope lifts only a part: the rule stays.
+    expect(desk('Check each order with verify_order first. This is optional for gift cards.')).toEqual([
+      ['verify_order', 'entity'],
+    ]);
+  });
+
   it('states nothing in a sentence without a modal or order word', () => {
     expect(statedRules('get_transaction shows whether a charge is still pending.', TOOLS)).toEqual([]);
   });

@@ -56,13 +56,17 @@ describe('unplanned tools', () => {
   it('are probed on the withheld entities, templated on a sent one, where a rule names them', () => {
     const cands = [{ tool: 'book', arg: 'guest_id', same: ['G300', 'G400'], others: [] }];
     // Only a tool a rule names can decide, so no other is played (redteam-trust18 R2).
-    expect(unplannedOf(meta, body, 'submit', cands, 's', 'Book every guest.')).toEqual([]);
+    expect(unplannedOf(meta, body, 'submit', cands, 's', ['Book every guest.'])).toEqual([]);
     // A permission names the tool but governs nothing (redteam-trust18 R5).
-    expect(unplannedOf(meta, body, 'submit', cands, 's', 'An expired guest may hold a room until they renew.')).toEqual(
-      [],
-    );
+    expect(
+      unplannedOf(meta, body, 'submit', cands, 's', ['An expired guest may hold a room until they renew.']),
+    ).toEqual([]);
     const rules = 'Never hold a room for an expired guest. Never rate a guest.';
-    const us = unplannedOf(meta, body, 'submit', cands, 's', rules);
+    const us = unplannedOf(meta, body, 'submit', cands, 's', [rules]);
+    // A rule a reply states names the tool as the prompt's does (redteam-trust20 T8).
+    expect(unplannedOf(meta, body, 'submit', cands, 's', ['Book every guest.', rules]).map((u) => u.tool)).toEqual(
+      us.map((u) => u.tool),
+    );
     const hold = us.find((u) => u.tool === 'hold_room');
     expect(hold?.template).toEqual({ tool: 'hold_room', args: { guest_id: 'G100' } });
     expect(hold?.probe.map((a) => a.args.guest_id)).toEqual(['G300', 'G400']);

@@ -21,7 +21,14 @@ import { onlyBookkeeping, recordedBeyondNeutral, type NeutralProbe } from '../ep
 import { reshapings } from '../episodic/reshape.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
 import { sequenceOptions } from '../episodic/sequences.js';
-import { bookkeeping, differingPaths, records, statedRules, type StatedRule } from '../episodic/stated-rules.js';
+import {
+  bookkeeping,
+  differingPaths,
+  records,
+  repliesOf,
+  statedRules,
+  type StatedRule,
+} from '../episodic/stated-rules.js';
 import { referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
@@ -108,6 +115,7 @@ export const episodicRules: EpisodicCheck = {
       // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule).
       const text = `${r.prompt ?? ''}\n${ctx.meta.description}`;
       const shared = sharedSteps(text, candidates);
+      // And the rules its replies state (a policy tool's, redteam-trust20 T8), each reply read like the prompt.
       const rules = [
         ...statedRules(text, candidates),
         ...ctx.meta.tools.flatMap((t) =>
@@ -115,6 +123,9 @@ export const episodicRules: EpisodicCheck = {
             t.description,
             candidates.filter((c) => c !== t.name),
           ),
+        ),
+        ...repliesOf(r).flatMap((text) =>
+          statedRules(text, candidates).map((rule) => ({ ...rule, reply: true as const })),
         ),
       ];
       return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
@@ -262,8 +273,8 @@ export const episodicRules: EpisodicCheck = {
             ceiling: ref.score,
             what: 'stated-step ablation',
             form:
-              `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; the prompt: "` +
-              `${a.rule.sentence.slice(0, 160)}")`,
+              `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; ` +
+              `${a.rule.reply ? 'a reply' : 'the prompt'}: "${a.rule.sentence.slice(0, 160)}")`,
             evidence: () => ({
               step: a.rule.tool,
               ablation: a.how,

@@ -36,6 +36,7 @@ import {
   screenRanks,
 } from '../episodic/withheld-choice.js';
 import { decidesUnplanned, unplannedOf } from '../episodic/unplanned.js';
+import { repliesOf } from '../episodic/stated-rules.js';
 import { checkedCall } from '../episodic/fillings.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { type EntitySource, entitiesFrom } from '../episodic/unseen.js';
@@ -142,14 +143,10 @@ export async function withheldTrials(
   const logOf = (k: number, w: number) => (screens[k] ?? []).flatMap((x) => x.witnesses[w] ?? []);
   // The tools in no plan, each probed on a withheld entity: tried where its call decides (redteam-trust17 R7).
   const unplanned = seen.map((s, k) =>
-    unplannedOf(
-      ctx.meta,
-      s.body,
-      s.finish.tool,
-      cands[k] as Candidate[],
-      `${ctx.stage.validationSeed}|${k}`,
+    unplannedOf(ctx.meta, s.body, s.finish.tool, cands[k] as Candidate[], `${ctx.stage.validationSeed}|${k}`, [
       s.ref.prompt ?? '',
-    ),
+      ...repliesOf(s.ref),
+    ]),
   );
   const neutral = seen.flatMap((s, k) =>
     (cands[k] as Candidate[]).map((c) =>

@@ -3,10 +3,12 @@
 // (its name, or its words in order: request_approval as "request … approval"); an order rule names the step
 // that comes first and what it comes before (other tools it names, or "anything else"). And what a call
 // records: the state paths it changes beyond bookkeeping that (nearly) every turn changes (a turn counter, a log).
-// A permission governs nothing: a tool named only in a clause that allows it ("may go on the waitlist until they
-// renew it") is not a rule on that tool, whatever order word the clause holds (redteam-trust18 R5).
+// A permission governs nothing, but its condition binds (rule-clauses.ts: how a clause reads a tool it names); a
+// sentence may name its step by a word that stands for the step of the sentence before ("Do this before any refund").
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
+import { escape } from './adversaries-values.js';
+import { allowsAny, readingOf } from './rule-clauses.js';
 
 const MODAL = new RegExp(
   String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only (?:after|once|if|` +
@@ -14,47 +16,6 @@ const MODAL = new RegExp(
     String.raw`don't)\b`,
   'i',
 );
-/**
- * Words that allow a call, words that lift an obligation ("need not", "you don't have to": a permission not to), and
- * words that bind one (a prohibition or an obligation), within one clause.
- */
-const PERMIT = new RegExp(
-  String.raw`\b(may|can|could|(?:allowed|permitted|free|welcome) to|feel free|it is (?:fine|ok|okay) to|up to you|` +
-    String.raw`at (?:your|their) discretion|optional(?:ly)?|if (?:you|they) (?:like|wish|want))\b`,
-  'i',
-);
-const OPTIONAL = new RegExp(
-  String.raw`\b(?:(?:do|does|did)(?:n't| not) (?:have|need) to|need not|needn't|(?:there is )?no need to|` +
-    String.raw`(?:is|are) not (?:required|mandatory|necessary|obliged))\b`,
-  'gi',
-);
-const BINDING = new RegExp(
-  String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only|make sure|ensure|` +
-    "shall|should|do not|don't|does not|doesn't|may not|might not|can ?not|can't|could not|couldn't|" +
-    String.raw`not (?:be )?(?:allowed|permitted)|no)\b`,
-  'i',
-);
-/** Where a sentence's clauses meet: punctuation and the words that join two statements. */
-const CLAUSE = /[,;:()\u2014]|\s(?:but|while|whereas|although|though|unless|otherwise)\s/gi;
-
-/**
- * Whether `sentence` only allows the call of the tool it names at `at`: that tool's clause holds a word that allows
- * and none that binds, and no clause naming no tool (`mentions`: where the sentence names tools) binds ("can be
- * refunded, but only after approval" binds the refund; "may waitlist, but never book" binds only the booking).
- */
-export function permits(sentence: string, at: number, mentions: readonly number[] = [at]): boolean {
-  const cuts = [0];
-  for (const m of sentence.matchAll(CLAUSE)) cuts.push(m.index, m.index + m[0].length);
-  cuts.push(sentence.length);
-  const clauses: [number, number][] = [];
-  for (let i = 0; i < cuts.length; i += 2) clauses.push([cuts[i] as number, cuts[i + 1] as number]);
-  const own = clauses.find(([from, to]) => at >= from && at < to);
-  if (!own) return false;
-  // An obligation lifted is a permission, and its words ("don't have to") bind nothing.
-  const text = ([from, to]: [number, number]) => sentence.slice(from, to).replace(OPTIONAL, ' may ');
-  if (!PERMIT.test(text(own)) || BINDING.test(text(own))) return false;
-  return !clauses.some(([from, to]) => BINDING.test(text([from, to])) && !mentions.some((i) => i >= from && i < to));
-}
 
 const ORDER = /\b(before|prior to|then|first|after|until)\b/i;
 const EVERYTHING = /\b(anything else|any other|every other|all other|everything else)\b/i;
@@ -68,6 +29,8 @@ export interface StatedRule {
   tool: string;
   sentence: string;
   before: string[] | 'all' | 'entity' | null;
+  /** Where a reply, not the prompt, states it (repliesOf). */
+  reply?: true;
 }
 
 /** The sentences of a text: a line that goes on in lower case (a wrapped sentence) is joined to the one before. */
@@ -81,16 +44,17 @@ export function sentencesOf(text: string): string[] {
     .slice(0, 400);
 }
 
+/** Where a text names a tool by its identifier (`verify_order`), or -1. */
+const identifierAt = (text: string, tool: string) =>
+  new RegExp(`(?<![A-Za-z0-9_])${escape(tool)}(?![A-Za-z0-9_])`).exec(text)?.index ?? -1;
 const stem = (word: string) => (word.length <= 4 ? word : word.slice(0, Math.max(4, word.length - 3)));
 /**
  * Where a sentence names a tool (its name as a whole word, or its words in order with at most three words
  * between), or -1: `subscription_at` is not named inside `get_subscription_attribute`.
  */
 export function mentionAt(sentence: string, tool: string): number {
-  const exact = new RegExp(`(?<![A-Za-z0-9_])${tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`).exec(
-    sentence,
-  );
-  if (exact) return exact.index;
+  const exact = identifierAt(sentence, tool);
+  if (exact >= 0) return exact;
   const words = tool
     .split('_')
     .filter(Boolean)
@@ -99,33 +63,104 @@ export function mentionAt(sentence: string, tool: string): number {
   return phrase.exec(sentence)?.index ?? -1;
 }
 
-/** The mandatory steps `text` states for `tools` (the first sentence that names each). */
-export function statedRules(text: string, tools: readonly string[]): StatedRule[] {
-  const out = new Map<string, StatedRule>();
-  for (const sentence of sentencesOf(text)) {
-    if (!MODAL.test(sentence)) continue;
-    const named = tools.map((t) => [t, mentionAt(sentence, t)] as const).filter(([, i]) => i >= 0);
-    const mentions = named.map(([, i]) => i);
-    const at = new Map(named.filter(([, i]) => !permits(sentence, i, mentions)));
-    for (const [tool, i] of at) {
-      if (out.has(tool)) continue;
-      out.set(tool, {
-        tool,
-        sentence,
-        before: orderOf(
-          sentence,
-          tool,
-          i,
-          [...at.keys()].filter((t) => t !== tool),
-        ),
-      });
-    }
-  }
-  return [...out.values()];
+/**
+ * "X, then Y" orders its steps, modal word or not: the call X, named by its identifier in the stretch right before
+ * "then" (from the clause's start; not an alternative "or X"), comes first. Not a condition's "then" ("If X, then
+ * Y"), nor an adverb ("the queue is checked then"); a workflow told in words ("Read the tickets, then route them",
+ * "check interactions, then fill": seeds' and good fixtures' descriptions) binds only by a modal word, as before.
+ */
+const THEN = /(?<!\b(?:by|since|until|till|from|back|just|even) )\bthen\b(?!\s*(?:[,.;:)]|$))/gi;
+const IF_THEN = /^(?:if|when|whenever|unless|once|in case|should)\b[^,]*,\s*then\b/i;
+function thenSteps(sentence: string): [number, number][] {
+  if (IF_THEN.test(sentence)) return [];
+  return [...sentence.matchAll(THEN)].flatMap((m) => {
+    const head = sentence.slice(0, m.index).replace(/[\s,]*(?:and\s*)?$/, '');
+    const from = Math.max(...[...head.matchAll(/[,;:()\u2014]/g)].map((c) => c.index + 1), 0);
+    return /^\s*(?:or|either)\b/i.test(head.slice(from)) ? [] : [[from, head.length] as [number, number]];
+  });
+}
+/** A sentence that opens by pointing back at the step before ("Then refund it.", "After that, …"): it first. */
+const AFTER_PREVIOUS = /^(?:only\s+)?(?:then|after (?:that|this|doing so|which)|afterwards?)\b/i;
+/** Words that stand for the step of the sentence before: "do this/so", "this step", "It must come first". */
+const REFERENCE = new RegExp(
+  String.raw`\b(?:do|does|did|doing|done)\s+(?:this|that|so|it)\b|` +
+    String.raw`\b(?:this|that|the same|each such)\s+(?:step|check|call|action)s?\b|` +
+    String.raw`^(?:this|that|it)\s+(?:must|should|shall|has to|needs? to|always|never|only|comes?|goes?|happens?|` +
+    String.raw`is(?:n't| not| never)?\s+(?:required|optional|needed|necessary|mandatory)\b(?!\s+to\b))`,
+  'i',
+);
+
+/**
+ * Where `sentence` refers to the step of the sentence before (redteam-trust20 T9): a word that stands for it, or the
+ * whole of a short sentence that names no tool ("Not necessary.", "Always."); -1 where it does not.
+ */
+export function referenceAt(sentence: string, names: number): number {
+  const m = REFERENCE.exec(sentence) ?? AFTER_PREVIOUS.exec(sentence);
+  if (m) return m.index;
+  return names === 0 && (sentence.match(/\S+/g) ?? []).length <= 3 ? 0 : -1;
 }
 
-/** What `tool` must come before by this sentence: null where the sentence states no order with `tool` first. */
-function orderOf(sentence: string, tool: string, at: number, others: string[]): StatedRule['before'] {
+/**
+ * The mandatory steps `text` states for `tools` (the first sentence that names each): a tool a stating sentence names
+ * and binds, and the condition of a permission (rule-clauses.ts); a sentence that refers to the step of the one
+ * before binds that step (its rule the two sentences), or, where it only allows it, lifts the rule that one stated.
+ */
+export function statedRules(text: string, tools: readonly string[]): StatedRule[] {
+  const out = new Map<string, StatedRule & { k: number }>();
+  let prev: { sentence: string; tools: string[] } | null = null;
+  sentencesOf(text).forEach((sentence, k) => {
+    const where = new Map(tools.map((t) => [t, mentionAt(sentence, t)] as const).filter(([, i]) => i >= 0));
+    const ref = prev ? referenceAt(sentence, where.size) : -1;
+    const referred = ref >= 0 ? (prev?.tools ?? []).filter((t) => !where.has(t)) : [];
+    for (const t of referred) where.set(t, ref);
+    const last = prev;
+    prev = { sentence, tools: [...where.keys()] };
+    const mentions = [...where.values()];
+    const reading = new Map([...where].map(([t, i]) => [t, readingOf(sentence, i, mentions)] as const));
+    // Only a bare lift ("This is optional.", "Not necessary."): one with a scope ("… for gift cards") lifts a part.
+    const bare = (sentence.match(/\S+/g) ?? []).length <= 5 && allowsAny(sentence);
+    for (const t of referred) if (bare && reading.get(t) === 'allowed' && out.get(t)?.k === k - 1) out.delete(t);
+    const stating = MODAL.test(sentence);
+    const steps = thenSteps(sentence);
+    const first = (t: string) =>
+      (referred.includes(t) && AFTER_PREVIOUS.test(sentence)) ||
+      steps.some(([from, to]) => identifierAt(sentence.slice(from, to), t) >= 0);
+    const allowed = [...reading].filter(([, r]) => r === 'allowed').map(([t]) => t);
+    const ruled = [...reading]
+      .filter(([t, r]) => r === 'condition' || (r === 'bound' && (stating || first(t))))
+      .map(([t]) => t);
+    const unallowed = [...reading.keys()].filter((t) => reading.get(t) !== 'allowed');
+    for (const tool of ruled) {
+      if (out.has(tool)) continue;
+      const at = where.get(tool) as number;
+      const own = [...where.keys()].filter((t) => !referred.includes(t));
+      const before =
+        reading.get(tool) === 'condition' && allowed.length > 0
+          ? allowed
+          : referred.includes(tool) && AFTER_PREVIOUS.test(sentence)
+            ? own.length > 0
+              ? own
+              : null
+            : orderOf(
+                sentence,
+                at,
+                unallowed.filter((t) => t !== tool),
+                where,
+              );
+      const said = referred.includes(tool) ? `${last?.sentence ?? ''} ${sentence}` : sentence;
+      out.set(tool, { tool, sentence: said, before, k });
+    }
+  });
+  return [...out.values()].map(({ k: _, ...rule }) => rule);
+}
+
+/** What the tool named at `at` must come before by this sentence: null where it states no order with it first. */
+function orderOf(
+  sentence: string,
+  at: number,
+  others: string[],
+  where: ReadonlyMap<string, number>,
+): StatedRule['before'] {
   const m = ORDER.exec(sentence);
   if (!m) return null;
   const word = (m[1] as string).toLowerCase();
@@ -150,7 +185,7 @@ function orderOf(sentence: string, tool: string, at: number, others: string[]): 
   if (!leads) return null;
   if (EVERYTHING.test(sentence)) return 'all';
   const follows = others.filter((t) => {
-    const i = mentionAt(sentence, t);
+    const i = where.get(t) ?? -1;
     return opens
       ? inCondition(i) !== inCondition(at)
       : word === 'before' || word === 'prior to' || word === 'then'
@@ -158,6 +193,22 @@ function orderOf(sentence: string, tool: string, at: number, others: string[]): 
         : i < m.index;
   });
   return follows.length > 0 ? follows : null;
+}
+
+/**
+ * The texts the reference was shown besides its prompt: its replies, once each, with every value it sent masked and
+ * digits masked (a rule a policy tool states binds like the prompt's: redteam-trust20 T8), at most `most`.
+ */
+export function repliesOf(r: Rollout, most = 24): string[] {
+  const sent = new Set<string>();
+  for (const a of r.actions)
+    for (const v of Object.values((a as Action | null)?.args ?? {}))
+      if (typeof v === 'string' && v.trim().length >= 2) sent.add(v.trim());
+  const values = [...sent].sort((a, b) => b.length - a.length).slice(0, 64);
+  const mask = (text: string) =>
+    values.reduce((t, v) => t.replace(new RegExp(`(?<![\\w])${escape(v)}(?![\\w])`, 'gi'), '\u00a7'), text);
+  const texts = (r.observations ?? []).map((o) => mask(o.slice(0, 2_000)).replace(/\d+/g, '#'));
+  return [...new Set(texts)].slice(0, most);
 }
 
 /** The state paths (array items as *) that at least `share` of the accepted turns of `refs` change: bookkeeping. */

@@ -68,8 +68,8 @@ export interface Unplanned<C extends Withheld> {
 }
 
 /**
- * The unplanned tools of one episode that a rule of `prompt` names (only those can decide: `decidesUnplanned`), at most
- * UNPLANNED_TOOLS drawn from `salt`, each with its probe calls.
+ * The unplanned tools of one episode that a rule of `texts` names (the prompt, the replies: only those can decide:
+ * `decidesUnplanned`), at most UNPLANNED_TOOLS drawn from `salt`, each with its probe calls.
  */
 export function unplannedOf<C extends Withheld>(
   meta: EpisodicMeta,
@@ -77,10 +77,10 @@ export function unplannedOf<C extends Withheld>(
   finish: string,
   cands: readonly C[],
   salt: string,
-  prompt: string,
+  texts: readonly string[],
 ): Unplanned<C>[] {
   const out = new Map<string, Unplanned<C>>();
-  const named = (tool: string) => statedRules(prompt, [tool]).length > 0;
+  const named = (tool: string) => texts.some((text) => statedRules(text, [tool]).length > 0);
   for (const c of cands)
     for (const tool of unplannedTools(meta, body, finish, c.arg).filter(named)) {
       const arg = unplannedArgOf(meta, tool, c.arg) as string;
