@@ -120,6 +120,44 @@ describe('leaks through formats and simple relations', () => {
     expect(scaled?.rule).toMatch(/divided by 3/);
   });
 
+  // A product or quotient of two printed numbers with a unit factor fitted on half (redteam-st20 T6), at the
+  // answer's printed precision; "a ÷ b" asked outright (only the two numbers) stays the task.
+  const rated = (make: (i: number) => [answer: string, prompt: string]) =>
+    Array.from({ length: 60 }, (_, i) => {
+      const [answer, prompt] = make(i);
+      return episode(`<answer>${answer}</answer>`, prompt, i, 1 + (i % 3));
+    });
+  const km = (i: number) => 100 + ((i * 7919) % 900);
+  const minutes = (i: number) => 60 + ((i * 31) % 400);
+
+  it('finds a quotient or a product of two printed numbers with a fitted scale, and leaves "a / b" tasks alone', () => {
+    const quotient = pooled(
+      rated((i) => [
+        ((60 * km(i)) / minutes(i)).toFixed(1),
+        `Legs ${(i % 7) + 3} and ${(i % 5) + 2} and ${i + 11}. Totals: ${km(i)} km, ${minutes(i)} min. In km/h?`,
+      ]),
+      ARITHMETIC,
+    );
+    expect(quotient?.rule).toMatch(/^the answer is 60 × .* divided by /);
+    expect((quotient?.rate ?? 0) - (quotient?.chance ?? 0)).toBeGreaterThan(0.9);
+    const product = pooled(
+      rated((i) => [
+        ((km(i) * minutes(i)) / 100).toFixed(2),
+        `Header: ${km(i)} units at ${minutes(i)} cents. Lines ${i + 2}, ${(i % 9) + 1}, ${(i % 4) + 5}.`,
+      ]),
+      ARITHMETIC,
+    );
+    expect(product?.rule).toMatch(/0\.01 × the 1\. number times the 2\. number/);
+    const task = pooled(
+      rated((i) => [
+        ((60 * km(i)) / minutes(i)).toFixed(1),
+        `A van drives ${km(i)} km in ${minutes(i)} min. Its speed in km/h, to one decimal?`,
+      ]),
+      ARITHMETIC,
+    );
+    expect(task?.rule ?? '').not.toMatch(/divided by the/);
+  });
+
   it('finds nothing in honest prompts, and leaves "a + b" tasks alone', () => {
     const honest = pooled(
       sample((_a, i) => `Values ${i * 13 + 5}, ${i * 17 + 2}, ${i * 3 + 1} and ${i * 29 + 4}.`),

@@ -1,8 +1,9 @@
 // A reader family (readers.ts) of trivial arithmetic or formatting: the prompt's numbers are read with their
 // formats normalised (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in
 // words as in "four thousand and seven": leak-words.ts), and simple relations of them at fixed places (a
-// number itself, ±1, ×k, ÷k, the sum, difference or midpoint of two) are its rules. Scaled and two-number
-// relations count only in prompts with four numbers or more ("a + b" alone is the task, not a leak).
+// number itself, ±1, ×k, ÷k, the sum, difference, midpoint, product or quotient of two, the last two with a
+// scale fitted on half the instances, as in 60 × a / b) are its rules. Scaled and two-number relations count
+// only in prompts with four numbers or more ("a + b" alone is the task, not a leak).
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
@@ -55,6 +56,8 @@ type Op = {
   arity: 0 | 1 | 2;
   of: (x: number, y: number) => number;
   list?: 'runs' | 'words';
+  /** A scale fitted with the rule (a unit factor: 60 × a / b), met at the answer's printed precision. */
+  scaled?: true;
 };
 const OPS: Op[] = [
   { name: (a) => a, arity: 1, of: (x) => x },
@@ -68,6 +71,9 @@ const OPS: Op[] = [
   { name: (a, b) => `${a} - ${b}`, arity: 2, of: (x, y) => x - y },
   { name: (a, b) => `${b} - ${a}`, arity: 2, of: (x, y) => y - x },
   { name: (a, b) => `the midpoint of ${a} and ${b}`, arity: 2, of: (x, y) => (x + y) / 2 },
+  { name: (a, b) => `${a} times ${b}`, arity: 2, of: (x, y) => x * y, scaled: true },
+  { name: (a, b) => `${a} divided by ${b}`, arity: 2, of: (x, y) => x / y, scaled: true },
+  { name: (a, b) => `${b} divided by ${a}`, arity: 2, of: (x, y) => y / x, scaled: true },
   { name: (a) => `${a.replace('number', 'run of single digits')}, joined`, arity: 0, of: (x) => x, list: 'runs' },
   {
     name: (a) => `${a.replace('number', 'number written in words')}, read as a number`,
@@ -78,11 +84,17 @@ const OPS: Op[] = [
 ];
 const SLOTS = 2 * PLACES;
 const ruleId = (op: number, a: number, b = 0) => (op * SLOTS + a) * SLOTS + b;
-function ruleName(id: number): string {
+/** A rule as a string: its id, and for a scaled relation `×scale` after it. */
+const parseRule = (rule: string) => {
+  const [id, scale] = rule.split('x');
+  return { id: Number(id), scale: scale === undefined ? 1 : Number(scale) };
+};
+function ruleName(rule: string): string {
+  const { id, scale } = parseRule(rule);
   const b = id % SLOTS;
   const a = Math.floor(id / SLOTS) % SLOTS;
   const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
-  return op.name(placeName(a), placeName(b));
+  return `${op.scaled && scale !== 1 ? `${scale} × ` : ''}${op.name(placeName(a), placeName(b))}`;
 }
 
 interface Numbers {
@@ -91,10 +103,19 @@ interface Numbers {
   words: number[];
   /** Scaled and two-number relations count only where the prompt holds this many numbers. */
   relations: number;
+  /** Whether products and quotients with a fitted scale are read (single-turn prompts). */
+  scaled: boolean;
+}
+
+/** A numeric answer and how far a value may sit from it and still print as it (half its last digit's unit). */
+interface Answer {
+  value: number;
+  half: number;
 }
 
 /** A rule's value on one prompt's numbers, or undefined where it reads a place the prompt lacks. */
-function valueOf(id: number, p: Numbers): number | undefined {
+function valueOf(rule: string, p: Numbers): number | undefined {
+  const { id, scale } = parseRule(rule);
   const b = id % SLOTS;
   const a = Math.floor(id / SLOTS) % SLOTS;
   const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
@@ -104,37 +125,52 @@ function valueOf(id: number, p: Numbers): number | undefined {
     return undefined;
   if (op.arity < 2) return op.of(list[i] as number, 0);
   const j = position(b, list.length);
-  return j < 0 ? undefined : op.of(list[i] as number, list[j] as number);
+  return j < 0 ? undefined : scale * op.of(list[i] as number, list[j] as number);
 }
 
-/** Every rule that gives `answer` on these numbers (each place named from the start and from the end). */
-function hitsOf(p: Numbers, answer: number, out: Set<number>): void {
+/** The scales, at two and three significant digits, that take `raw` to the answer as printed. */
+function scalesOf(raw: number, answer: Answer): number[] {
+  if (!Number.isFinite(raw) || raw === 0 || answer.value === 0) return [];
+  const c = answer.value / raw;
+  const out = [2, 3].map((d) => Number(c.toPrecision(d))).filter((k) => meets(k * raw, answer));
+  return [...new Set(out)];
+}
+
+/** Every rule that gives the answer on these numbers (each place named from the start and from the end). */
+function hitsOf(p: Numbers, answer: Answer, out: Set<string>): void {
   OPS.forEach((op, o) => {
     if (op.arity !== 0) return;
     const list = p[op.list ?? 'runs'];
     for (const a of placesOf(list.length))
-      if (same(list[position(a, list.length)] as number, answer)) out.add(ruleId(o, a));
+      if (same(list[position(a, list.length)] as number, answer.value)) out.add(String(ruleId(o, a)));
   });
   const n = p.nums.length;
   const at = placesOf(n);
   OPS.forEach((op, o) => {
-    if (op.arity === 0 || (o > 2 && n < p.relations)) return;
+    if (op.arity === 0 || (o > 2 && n < p.relations) || (op.scaled && !p.scaled)) return;
     for (const a of at) {
       const i = position(a, n);
       const x = p.nums[i] as number;
       if (op.arity === 1) {
-        if (same(op.of(x, 0), answer)) out.add(ruleId(o, a));
+        if (same(op.of(x, 0), answer.value)) out.add(String(ruleId(o, a)));
         continue;
       }
       for (const b of at) {
         const j = position(b, n);
-        if (j > i && same(op.of(x, p.nums[j] as number), answer)) out.add(ruleId(o, a, b));
+        if (j <= i) continue;
+        const v = op.of(x, p.nums[j] as number);
+        if (!op.scaled) {
+          if (same(v, answer.value)) out.add(String(ruleId(o, a, b)));
+        } else for (const k of scalesOf(v, answer)) out.add(`${ruleId(o, a, b)}x${k}`);
       }
     }
   });
 }
 
 const same = (v: number, answer: number) => Math.abs(v - answer) <= 1e-9 * Math.max(1, Math.abs(answer));
+/** Whether `v` prints as the answer at the answer's precision. */
+const meets = (v: number, answer: Answer) =>
+  Math.abs(v - answer.value) <= answer.half + 1e-9 * Math.max(1, Math.abs(answer.value));
 
 /**
  * The arithmetic reader: where most answers are numbers, every relation of the prompt's numbers at fixed
@@ -142,45 +178,52 @@ const same = (v: number, answer: number) => Math.abs(v - answer) <= 1e-9 * Math.
  * Scaled and two-number relations count in prompts with `relations` numbers or more (a single-turn "a + b"
  * with two numbers is the task; an episodic decision value the prompt alone fixes is not).
  */
-export function arithmeticReader(relations: number): ReaderFamily {
+export function arithmeticReader(relations: number, scaled = false): ReaderFamily {
   return {
     name: "a simple relation of the prompt's numbers",
     code: 'E_ANSWER_LEAK',
     prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
-      const answers = samples.map((e) => {
+      const answers = samples.map((e): Answer | null => {
         const a = answerContent(e.reference).trim();
-        return ANSWER.test(a) && a.length <= 15 ? Number(a) : null;
+        const m = ANSWER.exec(a);
+        if (!m || a.length > 15) return null;
+        return { value: Number(a), half: 0.5 * 10 ** -((m[1]?.length ?? 1) - 1) };
       });
       if (answers.filter((a) => a !== null).length < 0.8 * samples.length) return null;
       const numbers: Numbers[] = samples.map((e, i) =>
         answers[i] === null
-          ? { nums: [], runs: [], words: [], relations }
+          ? { nums: [], runs: [], words: [], relations, scaled }
           : {
               nums: promptNumbers(e.instance.prompt),
               runs: digitRuns(e.instance.prompt),
               words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt),
               relations,
+              scaled,
             },
       );
       return {
         *fit(i) {
           const answer = answers[i];
           if (answer === null || answer === undefined) return;
-          const found = new Set<number>();
+          const found = new Set<string>();
           hitsOf(numbers[i] as Numbers, answer, found);
-          for (const rule of found) yield [String(rule), 1];
+          for (const rule of found) yield [rule, 1];
         },
         credit(rule, i, j) {
           const answer = answers[j];
           if (answer === null || answer === undefined || answers[i] === null) return 0;
-          const v = valueOf(Number(rule), numbers[i] as Numbers);
-          return v !== undefined && same(v, answer) ? 1 : 0;
+          const v = valueOf(rule, numbers[i] as Numbers);
+          if (v === undefined) return 0;
+          return (rule.includes('x') ? meets(v, answer) : same(v, answer.value)) ? 1 : 0;
         },
-        describe: (rule) => `the answer is ${ruleName(Number(rule))} of the prompt (formats normalised)`,
+        describe: (rule) => `the answer is ${ruleName(rule)} of the prompt (formats normalised)`,
       };
     },
   };
 }
 
-/** The single-turn arithmetic reader: relations of two numbers only in prompts with four numbers or more. */
-export const ARITHMETIC: ReaderFamily = arithmeticReader(4);
+/**
+ * The single-turn arithmetic reader: relations of two numbers (products and quotients with a fitted scale too) only
+ * in prompts with four numbers or more.
+ */
+export const ARITHMETIC: ReaderFamily = arithmeticReader(4, true);
