@@ -16,11 +16,15 @@ import {
   neutralizedOn,
   nobodyFor,
   stepOf,
+  throughEntities,
   throughEntity,
   tookOut,
 } from '../validators/episodic/gates.js';
 import { callsOn } from '../validators/episodic/entity-calls.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
+
+/** The tools a step lets through on one entity, as `letsThrough` found them. */
+const gating = (e: string, tool: string) => new Map([[e, new Set([tool])]]);
 
 const plan = [
   A('read_guest', { guest_id: 'G1' }),
@@ -169,7 +173,7 @@ describe('steps and gates by effect', () => {
     const approvals = [A('approve', { guest_id: 'G1' }), A('book', { guest_id: 'G1' }), A('book', { guest_id: 'g2' })];
     const run = { turns: 3, rejected: [], changes: [['$.approved'], ['$.stays.G1'], ['$.stays.g2']] };
     const replies = ['G1 approved.', 'G1: 12 nights booked.', 'g2: 3 nights booked.'];
-    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['book']), gates: true };
+    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['book']), lets: gating('G1', 'book') };
     expect(decidedWithout(approvals, step, run, replies, ['G2', 'G3'])).toEqual(['G2']);
   });
 
@@ -183,7 +187,7 @@ describe('steps and gates by effect', () => {
     const run = { turns: 4, rejected: [], changes: [['$.bookings.G1'], ['$.notices.G1'], ['$.notices.G2'], []] };
     const replies = ['G1: 5 nights booked.', 'G1 notified of 5 nights.', "G2 sent the desk's regret.", 'G3 notified.'];
     // Read as a gate (a notice only a booking lets through).
-    const step = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']), gates: true };
+    const step = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']), lets: gating('G1', 'notify') };
     // G2's notice changed the same path as G1's but said otherwise; G3's changed nothing: both tried.
     expect(decidedWithout(notices, step, run, replies, ['G2', 'G3'])).toEqual([]);
     const alike = [...replies.slice(0, 2), 'G2 notified of 3 nights.', 'G3 notified.'];
@@ -194,10 +198,41 @@ describe('steps and gates by effect', () => {
     const notices = [A('book', { guest_id: 'G1' }), A('notify', { guest_id: 'G1' }), A('notify', { guest_id: 'G2' })];
     const run = { turns: 3, rejected: [], changes: [['$.bookings.G1'], ['$.notices.G1'], ['$.notices.G2']] };
     const replies = ['G1: 5 nights booked.', 'Notice sent to G1.', 'Notice sent to G2.'];
-    const gate = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']), gates: true };
+    const gate = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']), lets: gating('G1', 'notify') };
     expect(decidedWithout(notices, gate, run, replies, ['G2'])).toEqual(['G2']);
     // Nothing needs the booking: the notice, alike with or without it, says nothing of it, so G2 is tried.
-    expect(decidedWithout(notices, { ...gate, gates: false }, run, replies, ['G2'])).toEqual([]);
+    expect(decidedWithout(notices, { ...gate, lets: new Map() }, run, replies, ['G2'])).toEqual([]);
+  });
+
+  it('asks each trace class what a step lets through, skipping only by a class it gates (redteam-trust20 T4)', () => {
+    const plan = [
+      A('book', { guest_id: 'G1' }),
+      A('notify', { guest_id: 'G1' }),
+      A('book', { guest_id: 'G2' }),
+      A('notify', { guest_id: 'G2' }),
+      A('book', { guest_id: 'G4' }),
+      A('notify', { guest_id: 'G4' }),
+      A('notify', { guest_id: 'G3' }),
+    ];
+    const booked = (g: string) => [`$.bookings.${g}`];
+    const notice = (g: string, member: boolean) => [`$.notices.${g}`, ...(member ? [`$.points.${g}`] : [])];
+    const changes = [booked('G1'), notice('G1', true), booked('G2'), notice('G2', false), booked('G4')];
+    const run = { turns: 7, rejected: [], changes: [...changes, notice('G4', true), notice('G3', false)] };
+    const replies = plan.map((a) => (a.tool === 'book' ? 'Booked.' : `Notice sent to ${a.args.guest_id}.`));
+    // A member (points with the notice) and a non-member: two classes; G4, a member too, adds none.
+    const classes = throughEntities(plan, 'book', 'guest_id', run, replies, '', new Set());
+    expect(classes.map((t) => t.entity)).toEqual(['G1', 'G2']);
+    // The booking lets the member's notice through, not the non-member's: G3's notice, like a non-member's, is tried.
+    const step = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']) };
+    const lets = new Map([
+      ['G1', new Set(['notify'])],
+      ['G2', new Set<string>()],
+    ]);
+    expect(decidedWithout(plan, { ...step, lets }, run, replies, ['G3'])).toEqual([]);
+    // Were the non-member's notice let through too, G3 would read as decided without the booking.
+    expect(
+      decidedWithout(plan, { ...step, lets: new Map([['G2', new Set(['notify'])]]) }, run, replies, ['G3']),
+    ).toEqual(['G3']);
   });
 
   it('reads an id a reply issued and a later call quotes as an id, not as words (a stay number in letters)', () => {
@@ -217,7 +252,7 @@ describe('steps and gates by effect', () => {
       'Closed.',
       'Closed.',
     ];
-    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['check_in']), gates: true };
+    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['check_in']), lets: gating('G1', 'check_in') };
     expect(decidedWithout(stays, step, run, replies, ['G2'])).toEqual(['G2']);
     const words = [...replies.slice(0, 2), 'G2 checked in: stay waitlisted.', ...replies.slice(3)];
     expect(decidedWithout(stays, step, run, words, ['G2'])).toEqual([]);
@@ -235,7 +270,12 @@ describe('steps and gates by effect', () => {
       changes: [['$.groups.0.approved'], ['$.held', '$.groups.0.seats'], ['$.held', '$.groups.1.seats']],
     };
     const replies = ['The house manager approved GR1.', 'Held A1-A12 for GR1.', 'Held B30-B34 for GR2.'];
-    const step = { tool: 'request_approval', arg: 'group_id', tools: new Set(['hold_seats']), gates: true };
+    const step = {
+      tool: 'request_approval',
+      arg: 'group_id',
+      tools: new Set(['hold_seats']),
+      lets: gating('GR1', 'hold_seats'),
+    };
     // redteam-trust5 honest-seat-blocks: the small group held without approval, alike but for its row.
     expect(decidedWithout(seats, step, run, replies, ['GR2'])).toEqual(['GR2']);
   });

@@ -24,7 +24,7 @@ import {
   neutralized,
   neutralizedOn,
   stepOf,
-  throughEntity,
+  throughEntities,
   tookOut,
 } from '../episodic/gates.js';
 import { entityArgOf, readsOf, WITHHELD_ENTITIES, WITHHELD_TOOLS, withheldEntities } from '../episodic/withheld.js';
@@ -153,20 +153,25 @@ export async function withheldTrials(
       replayOf(s.ref, [...neutralized(s.body, c.tool, c.arg, c.nobody), s.finish], { changes: true }),
     ),
   );
-  // Per decisive tool, the entity a later call on it may need the step on, replayed with the step on it alone taken
-  // out (redteam-trust18 R3: a tally of the day needs the bookings somewhere, never on the entity).
+  // Per decisive tool, an entity of each trace class a later call on it may need the step on, each replayed with the
+  // step on it alone taken out (redteam-trust18 R3: a tally of the day needs the bookings somewhere, never on the
+  // entity; redteam-trust20 T4: what a step lets through is each entity's): at most THROUGH_CLASSES rollouts a tool.
   const through = seen.map((s, k) =>
     (cands[k] as Candidate[]).map((c) =>
       s.reference?.ok
-        ? throughEntity(s.body, c.tool, c.arg, s.reference, s.ref.observations ?? [], s.ref.prompt ?? '', book)
-        : null,
+        ? throughEntities(s.body, c.tool, c.arg, s.reference, s.ref.observations ?? [], s.ref.prompt ?? '', book)
+        : [],
     ),
   );
   const onEntity = seen.flatMap((s, k) =>
-    (cands[k] as Candidate[]).flatMap((c, m) => {
-      const t = through[k]?.[m];
-      return t ? [{ k, m, plan: [...neutralizedOn(s.body, c.tool, c.arg, t.entity, c.nobody), s.finish] }] : [];
-    }),
+    (cands[k] as Candidate[]).flatMap((c, m) =>
+      (through[k]?.[m] ?? []).map((t) => ({
+        k,
+        m,
+        t,
+        plan: [...neutralizedOn(s.body, c.tool, c.arg, t.entity, c.nobody), s.finish],
+      })),
+    ),
   );
   const out = await run([
     ...neutral,
@@ -181,11 +186,17 @@ export async function withheldTrials(
     ...onEntity.map(({ k, plan }) => replayOf((seen[k] as Seen).ref, plan, { changes: true })),
   ]);
   const firstOn = out.length - onEntity.length;
-  const withoutOn = (k: number, m: number) => {
-    const at = onEntity.findIndex((x) => x.k === k && x.m === m);
-    const r = at < 0 ? undefined : out[firstOn + at];
-    return r?.ok === true ? r : undefined;
-  };
+  // Per entity replayed, the tools the step lets through on it (none where the replay failed).
+  const letsOn = (k: number, m: number, tools: ReadonlySet<string>, ref: RolloutResult | undefined) =>
+    new Map(
+      onEntity.flatMap((x, at) => {
+        const on = out[firstOn + at];
+        if (x.k !== k || x.m !== m || ref?.ok !== true || on?.ok !== true) return [];
+        const c = (cands[k] as Candidate[])[m] as Candidate;
+        const passed = letsThrough((seen[k] as Seen).body, c.tool, c.arg, x.t, ref, on, book);
+        return [[x.t.entity, new Set([...tools].filter((tool) => passed.has(tool)))] as const];
+      }),
+    );
   const probed = neutral.length + screening.length;
   // A tool that some reference's plan follows with another tool's call on the same entity is a step: probed as one
   // where the episode's own plan has the follow-up, and not as a decision where it has none (the draws: every merchant
@@ -227,13 +238,10 @@ export async function withheldTrials(
       if (step === null && stepSomewhere.has(c.tool)) return [];
       const withheld = [...c.same, ...c.others.flat()];
       // Only a step a later call on its entity needs there can show an entity decided without it (redteam-trust17
-      // R1, redteam-trust18 R3).
-      const t = through[k]?.[m];
-      const on = withoutOn(k, m);
-      // The entity is judged only by the tools the step lets through (a booking's notice alike for all says nothing).
-      const passed = ref && t && on ? letsThrough(body, c.tool, c.arg, t, ref, on, book) : new Set<string>();
-      const tools = new Set([...(step?.tools ?? [])].filter((x) => passed.has(x)));
-      const by = step && { tools, gates: tools.size > 0, tool: c.tool, arg: c.arg };
+      // R1, redteam-trust18 R3), and only by the tools it lets through on an entity like it (a booking's notice alike
+      // for all says nothing; a member's, needing the booking, says nothing of a non-member's: redteam-trust20 T4).
+      const lets = letsOn(k, m, step?.tools ?? new Set(), ref);
+      const by = step && { tools: step.tools, lets, tool: c.tool, arg: c.arg };
       const skip = new Set(by && ref ? decidedWithout(body, by, ref, s.ref.observations ?? [], withheld) : []);
       const heard = answered.get(c.tool);
       const kept = heard?.kept ?? [];

@@ -71,11 +71,25 @@ export interface Through extends OnEntity {
 }
 
 /**
- * The first entity of `tool`'s calls (its `arg`) in plan `body` that a later call of another tool on it (`callsOn`:
- * its id, or an id a call on it issued) follows and that changed the state beyond bookkeeping (`book`) in the
- * reference: where the step may let something through on the entity (redteam-trust18 R3). Null where none does.
+ * A follow-up call's trace as text, its tool first: its reply and the paths it changed, with every value the plan
+ * sends (the entities, the ids a reply issued and a later call quotes, the dates) and every number masked, so only the
+ * world's own words stay.
  */
-export function throughEntity(
+const followTrace = (sent: RegExp, tool: string | undefined, reply: string | undefined, paths?: readonly string[]) =>
+  `${tool ?? ''}\n${maskSent(`${reply ?? ''}\n${(paths ?? []).join(' ')}`, sent)}`;
+
+/** The most trace classes of a step's entities replayed with the step on one of them out (a rollout each). */
+export const THROUGH_CLASSES = 3;
+
+/**
+ * One entity of each trace class among `tool`'s entities (its `arg`) in plan `body` that a later call of another tool
+ * on it (`callsOn`: its id, or an id a call on it issued) follows and that changed the state beyond bookkeeping
+ * (`book`) in the reference: where the step may let something through on the entity (redteam-trust18 R3). A class is
+ * the later calls' tools and traces (masked as `decidedWithout` reads them): what a step lets through is the entity's,
+ * not the tool's (redteam-trust20 T4: a member's notice needs the booking for its points, a non-member's reads alike
+ * without it), so each class is asked on its own. At most THROUGH_CLASSES, in plan order; a class beyond skips nobody.
+ */
+export function throughEntities(
   body: readonly Action[],
   tool: string,
   arg: string,
@@ -83,16 +97,24 @@ export function throughEntity(
   replies: readonly string[],
   prompt: string,
   book: ReadonlySet<string>,
-): Through | null {
+): Through[] {
+  const sent = sentPattern(body.flatMap((a) => sentOf(a.args)));
   const named = body.flatMap((a) => (a.tool === tool && typeof a.args[arg] === 'string' ? [a.args[arg]] : []));
+  const classes = new Map<string, Through>();
   for (const entity of new Set(named as string[])) {
     const calls = callsOn(body, entity, reference, replies, prompt);
     const first = body.findIndex((a) => a.tool === tool && a.args[arg] === entity);
-    const later = (k: number) => k > first && body[k]?.tool !== tool && changedBeyond(reference, k, book);
-    if (calls.on.some(later)) return { entity, ...calls };
+    const later = calls.on.filter((k) => k > first && body[k]?.tool !== tool && changed(reference, k));
+    if (!later.some((k) => changedBeyond(reference, k, book))) continue;
+    const key = later.map((k) => followTrace(sent, body[k]?.tool, replies[k], reference.changes?.[k])).join('\n');
+    if (!classes.has(key)) classes.set(key, { entity, ...calls });
   }
-  return null;
+  return [...classes.values()].slice(0, THROUGH_CLASSES);
 }
+
+/** The first entity `throughEntities` finds, null where none (the first class's). */
+export const throughEntity = (...a: Parameters<typeof throughEntities>): Through | null =>
+  throughEntities(...a)[0] ?? null;
 
 /**
  * The tools `tool` lets through on the entity of `through` in plan `body` (its `arg`), none where it lets nothing
@@ -208,36 +230,34 @@ export const followOf = (step: Step | null): { call: Action; arg: string } | und
   step?.needed ? { call: step.follow, arg: step.followArg } : undefined;
 
 /**
- * A call's trace as text: its reply and the paths it changed, with every value the plan sends (the entities, the ids a
- * reply issued and a later call quotes, the dates) and every number masked, so only the world's own words stay.
- */
-const traceOf = (sent: RegExp, reply: string | undefined, paths: readonly string[] | undefined) =>
-  maskSent(`${reply ?? ''}\n${(paths ?? []).join(' ')}`, sent);
-
-/**
  * The entities a step is no decision for (redteam-trust16 Q2): those on which a call of a tool it comes before
  * (`step.tools`) did in the reference (`reference`, `replies`) what that tool does after the step, without it (an
  * approval a short stay never needed: booked alike). Judged by effect, the trace masked, never by the tool's name: a
  * follow-up that served the entity otherwise (a notice of regret where others got their booking's) leaves it tried.
- * Only a gate can show it (redteam-trust17 R1): where nothing later needs the step, a follow-up reads alike with or
- * without it on every entity (a notice worded the same for all), which says nothing of the step, so it skips nobody.
+ * Only a gate can show it (redteam-trust17 R1), and only on the entities it gates: a follow-up counts only where the
+ * step lets that tool through on the follow-up's own entity (`step.lets`, `letsThrough` of each trace class:
+ * redteam-trust20 T4, a non-member's notice reads alike with or without the booking, so one like it says nothing of
+ * the step, though a member's needs it). Where nothing needs the step, it skips nobody.
  */
 export function decidedWithout(
   body: readonly Action[],
-  step: Pick<Step, 'tools'> & { tool: string; arg: string; gates: boolean },
+  step: Pick<Step, 'tools'> & { tool: string; arg: string; lets: ReadonlyMap<string, ReadonlySet<string>> },
   reference: TurnsRun,
   replies: readonly string[],
   entities: readonly string[],
 ): string[] {
-  if (!step.gates) return [];
   // The same mask on both traces keeps it fair: every value the plan sends, whichever call sent it.
   const sent = sentPattern(body.flatMap((a) => sentOf(a.args)));
-  const trace = (j: number) => traceOf(sent, replies[j], reference.changes?.[j]);
+  const trace = (j: number) => followTrace(sent, body[j]?.tool, replies[j], reference.changes?.[j]);
+  const gated = ([i, j]: [number, number, string]) =>
+    step.lets.get(String(body[i]?.args[step.arg]))?.has(String(body[j]?.tool)) === true;
   const asAfter = new Set(
     followersOf(body, step.tool, step.arg)
       .filter(([, j]) => changed(reference, j))
+      .filter(gated)
       .map(([, j]) => trace(j)),
   );
+  if (asAfter.size === 0) return [];
   const names = (a: Action, e: string) =>
     Object.values(a.args).some((v) => String(v).toLowerCase() === e.toLowerCase());
   return entities.filter((e) =>
