@@ -11,10 +11,12 @@ import {
   parseCodeTask,
   type CodeMeta,
   type CodeTask,
+  type CodeTest,
 } from '../contract/code.js';
 import type { Instance } from '../contract/schema.js';
 import type { Episode, EpisodeRequest, EpisodeResult, ScoredVerdict } from '../sandbox/episodes.js';
 import type { CallResult, EpisodeValue, SandboxLimits } from '../sandbox/protocol.js';
+import type { SandboxPool } from '../sandbox/pool.js';
 import { answerPoolFor } from '../sandbox/code/answer-pool.js';
 import { ranOutOfTime, type AnswerResult, type AnswerSpec } from '../sandbox/code/answers.js';
 import { extractProgram, fenceProgram, RUNNABLE_LANGUAGES } from '../sandbox/code/program.js';
@@ -135,6 +137,31 @@ const answerLimits = (limits: Partial<SandboxLimits> | undefined) => ({
   ...(limits?.callTimeoutMs ? { testTimeoutMs: limits.callTimeoutMs } : {}),
   ...(limits?.memoryMb ? { memoryMb: limits.memoryMb } : {}),
 });
+
+/**
+ * Runs programs on tests of the caller's choosing (a mutant on an instance's visible examples) in the answer pool:
+ * per job, whether a test failed (true), every test passed (false), or null where the clock, memory or the load
+ * decided (no evidence either way).
+ */
+export async function failsTests(
+  pool: SandboxPool,
+  meta: CodeMeta,
+  jobs: ReadonlyArray<{ program: string; tests: readonly CodeTest[] }>,
+  limits?: Partial<SandboxLimits>,
+): Promise<Array<boolean | null>> {
+  const specs = jobs.map((j) => answerSpec(meta, { ...EMPTY_TASK, tests: [...j.tests] }, fenceProgram(j.program)));
+  const runnable = specs.filter((s): s is AnswerSpec => 'program' in s);
+  const results = await answerPoolFor(pool).run(runnable, answerLimits(limits));
+  let at = 0;
+  return specs.map((s) => {
+    if (!('program' in s)) return null;
+    const r = results[at++] as AnswerResult;
+    if (!r.ran || ranOutOfTime(r) || r.tests.includes('E_MEMORY')) return null;
+    return r.tests.some((t) => t !== null);
+  });
+}
+
+const EMPTY_TASK: CodeTask = { statement: '', examples: [], tests: [] };
 
 export const code: EnvKind = {
   name: 'code',

@@ -2,10 +2,14 @@
 // constant or boundary changed). Each reference program (one per level where the task changes with it) is
 // mutated and its mutants run on the instances it solves. A mutant some of them kill must be killed on most
 // (one that survives on many is a wrong program those instances pay); mutants no instance kills may be
-// equivalent programs, but most of the mutants must be killed somewhere.
+// equivalent programs, but most of the mutants must be killed somewhere, and none the visible examples kill.
+import type { CodeMeta } from '../../contract/code.js';
+import { failsTests, type CodeInstance } from '../../kinds/code.js';
 import { mutantsOf, type Mutant } from '../../sandbox/code/mutants.js';
 import { extractProgram, fenceProgram } from '../../sandbox/code/program.js';
 import { scoreOf, type Episode } from '../../sandbox/episodes.js';
+import type { SandboxPool } from '../../sandbox/pool.js';
+import type { SandboxLimits } from '../../sandbox/protocol.js';
 import type { CodeCheck } from '../code/check.js';
 import type { Finding } from './rules.js';
 
@@ -23,6 +27,27 @@ function mutate(reference: string, max: number): Mutant[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The survivors (no hidden test kills them) that a visible example of their instances kills: not equivalent
+ * programs, since what the task shows tells them apart. Runs the clock or memory stopped are no evidence.
+ */
+async function shownWrong(
+  pool: SandboxPool,
+  meta: CodeMeta,
+  unkilled: ReadonlyArray<{ mutant: Mutant; episodes: Episode[] }>,
+  limits: Partial<SandboxLimits> | undefined,
+): Promise<string[]> {
+  const jobs = unkilled.flatMap(({ mutant, episodes }) =>
+    episodes.map((e) => ({
+      change: mutant.change,
+      program: mutant.program,
+      tests: (e.instance as CodeInstance).examples,
+    })),
+  );
+  const failed = await failsTests(pool, meta, jobs, limits);
+  return [...new Set(jobs.filter((_, i) => failed[i] === true).map((j) => j.change))];
 }
 
 export const codeMutants: CodeCheck = {
@@ -48,12 +73,13 @@ export const codeMutants: CodeCheck = {
     );
     return {
       requests,
-      judge(outcomes) {
+      async judge(outcomes) {
         let at = 0;
         let total = 0;
         let killedTotal = 0;
         let worst = { share: 0, change: '', where: [] as Array<{ seed: number; level: number }> };
         const survivors: string[] = [];
+        const unkilled: Array<{ mutant: Mutant; episodes: Episode[] }> = [];
         for (const g of groups) {
           const ran = outcomes.slice(at, (at += g.episodes.length)).filter((o) => o.ok);
           if (ran.length === 0) continue;
@@ -63,6 +89,7 @@ export const codeMutants: CodeCheck = {
             total++;
             if (!killed.some(Boolean)) {
               survivors.push(m.change);
+              unkilled.push({ mutant: m, episodes: g.episodes });
               return;
             }
             killedTotal++;
@@ -79,6 +106,7 @@ export const codeMutants: CodeCheck = {
           });
         }
         if (total === 0) return { findings: [] };
+        const taught = await shownWrong(stage.pool, stage.meta as CodeMeta, unkilled, stage.options.limits);
         const killedShare = killedTotal / total;
         const findings: Finding[] = [
           {
@@ -105,6 +133,20 @@ export const codeMutants: CodeCheck = {
             reads: `leaves ${(100 * (1 - killedShare)).toFixed(0)}% of the mutants alive on every instance`,
             evidence: () => ({ mutants: total, survivors: survivors.slice(0, 5) }),
           },
+          // One per survivor a visible example kills, each failing (zero tolerance).
+          ...taught.map(
+            (change): Finding => ({
+              rule: 'zero',
+              code: 'E_WEAK_TESTS',
+              check: 'code-mutants',
+              judged: 1,
+              ceiling: 1,
+              form: `the mutant ${change}`,
+              what: 'mutant the examples kill',
+              reads: 'fails a visible example yet passes every hidden test (a wrong program the hidden tests pay)',
+              evidence: () => ({ mutant: change, killedBy: 'a visible example', survives: 'every hidden test' }),
+            }),
+          ),
         ];
         return {
           findings,
@@ -115,6 +157,7 @@ export const codeMutants: CodeCheck = {
             worstSurvival: Number(worst.share.toFixed(3)),
             worstMutant: worst.change,
             survivors: survivors.slice(0, 5),
+            examplesKill: taught.length,
           },
         };
       },
