@@ -8,7 +8,7 @@
 // refuses, or one that changes nothing, is the environment enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
-import { cheapPlans } from '../episodic/cheap-plan.js';
+import { cheapPlans, namesEntity } from '../episodic/cheap-plan.js';
 import { listingsOf, LOOKS_BUDGET, looksOf, openingOf } from '../episodic/looks.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
@@ -238,11 +238,13 @@ export const episodicWithheld: EpisodicCheck = {
                       cheap: c.how,
                     }));
                     // The call where the entity is first known too (redteam-trust20 T7): a refusal the allowed calls
-                    // bring about later is no evidence for the rule.
-                    const early = route ? place : knownAt(ctx.refs[i] as Rollout, entity);
-                    const known = { actions: withCallsAt(plan, early, [...reads, call, ...follow], finish) };
+                    // bring about later is no evidence for the rule; not where the plan acts on the entity after it
+                    // (its own later call may replace the added one: an honest decision made twice).
+                    const known = knownAt(ctx.refs[i] as Rollout, entity);
+                    const early = route || plan.slice(known).some((a) => namesEntity(a, entity)) ? place : known;
+                    const moved = { actions: withCallsAt(plan, early, [...reads, call, ...follow], finish) };
                     const how = 'with the call where the entity is first known';
-                    const atKnown = early < place ? [{ ...whole, ...known, at: early + reads.length, cheap: how }] : [];
+                    const atKnown = early < place ? [{ ...whole, ...moved, at: early + reads.length, cheap: how }] : [];
                     return [whole, ...atKnown, ...cheap];
                   }),
                 );
