@@ -26,8 +26,10 @@ describe('a worker that waited for a core past its silence deadline', () => {
       process.kill(pid as number, 'SIGCONT');
       const { results } = await run;
       expect(results.filter((r) => !r.ok)).toEqual([]);
-      // Held off for good: waited for a bounded number of times, then killed.
-      const held = one.run({ source: busy, calls });
+      // Held off for good: waited for a bounded number of times, then killed. Ten times the calls, so the job is still
+      // running when the worker is stopped however fast the machine (a job done first has nothing to kill).
+      const many: Call[] = Array.from({ length: 1_000 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
+      const held = one.run({ source: busy, calls: many });
       await pause(150);
       process.kill(one.workerPids()[0] as number, 'SIGSTOP');
       const wedged = await held;

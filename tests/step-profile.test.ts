@@ -13,6 +13,7 @@ function step(parse: number, crossing: number, journal: number) {
     arrive,
     step: stepAt,
     rollout: stepAt + 0.5,
+    gated: stepAt + 0.75,
     sent,
     back,
     guestMs: 2,
@@ -30,6 +31,8 @@ describe('the step profile', () => {
     const table = layerTable(steps);
     const row = (prefix: string) => table.find((r) => r.layer.startsWith(prefix));
     expect(row('body')).toMatchObject({ p50Ms: 0.1 });
+    expect(row('dispatcher queue')).toMatchObject({ p50Ms: 0.25 });
+    expect(row('sandbox gate wait')).toMatchObject({ p50Ms: 0.25 });
     expect(row('crossing')).toMatchObject({ p50Ms: 3, p99Ms: 300, tailMeanMs: 300 });
     expect(row("the module's")).toMatchObject({ p50Ms: 2 });
     expect(row('journal (line')).toMatchObject({ p50Ms: 1, tailMeanMs: 40 });
