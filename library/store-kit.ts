@@ -72,6 +72,29 @@ export function checkIncident(input: IncidentInput): { message: string; response
   return { message: String(input.message).slice(0, MAX_MESSAGE_CHARS), response: input.response ?? null };
 }
 
+/** The incidents row's values in column order (hash … created_at, client), the response stored as `response`. */
+export const incidentValues = (
+  input: IncidentInput,
+  message: string,
+  response: string | null,
+  confirmed: boolean | number,
+  at: string,
+): unknown[] => [
+  input.hash,
+  input.name,
+  input.version,
+  input.seed,
+  input.level,
+  input.code,
+  input.fn,
+  message,
+  response,
+  input.origin,
+  confirmed,
+  at,
+  input.client ?? null,
+];
+
 /** An admission's code hash and meta, once its report is known to admit exactly this source. */
 export function checkAdmission(input: AdmitInput): { hash: string; meta: Meta } {
   const hash = hashSource(input.source);

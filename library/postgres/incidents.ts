@@ -8,7 +8,7 @@ import {
   type QuarantineRecord,
 } from '../contract.js';
 import { CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES, quarantineReason, type Evidence } from '../quarantine-policy.js';
-import { checkIncident, expendable, mayDecide, now } from '../store-kit.js';
+import { checkIncident, expendable, incidentValues, mayDecide, now } from '../store-kit.js';
 import { LOCKS, PgDb, type Query } from './db.js';
 
 type IncidentRow = Omit<IncidentRecord, 'response' | 'createdAt' | 'resolvedAt' | 'seed' | 'client'> & {
@@ -87,21 +87,7 @@ export async function insertIncident(q: Query, input: IncidentInput, retention: 
     'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, ' +
       'origin, confirmed, created_at, client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ' +
       '$11, $12, $13) RETURNING *',
-    [
-      input.hash,
-      input.name,
-      input.version,
-      input.seed,
-      input.level,
-      input.code,
-      input.fn,
-      message,
-      response,
-      input.origin,
-      input.confirmed,
-      at,
-      input.client ?? null,
-    ],
+    incidentValues(input, message, response, input.confirmed, at),
   );
   const id = (rows[0] as IncidentRow).id;
   if (!(await quarantine(q, input, id, at)) && expendable(input)) await dropExpendable(q, input, retention);

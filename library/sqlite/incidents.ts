@@ -17,7 +17,7 @@ import {
   quarantinesOf,
   type Evidence,
 } from '../quarantine-policy.js';
-import { checkIncident, expendable, mayDecide } from '../store-kit.js';
+import { checkIncident, expendable, incidentValues, mayDecide } from '../store-kit.js';
 
 /** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
 type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed' | 'client'> & {
@@ -117,21 +117,7 @@ export function insertIncident(
       'INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response_sha256, origin, ' +
         'confirmed, created_at, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     )
-    .run(
-      input.hash,
-      input.name,
-      input.version,
-      input.seed,
-      input.level,
-      input.code,
-      input.fn,
-      message,
-      sha,
-      input.origin,
-      input.confirmed ? 1 : 0,
-      at,
-      input.client ?? null,
-    );
+    .run(...incidentValues(input, message, sha, input.confirmed ? 1 : 0, at));
   const quarantined = quarantine(db, input, info.lastInsertRowid, at);
   if (!quarantined && expendable(input) && dropExpendable(db, input, retention) > 0)
     db.prepare(
