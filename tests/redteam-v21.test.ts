@@ -1,0 +1,32 @@
+// Red team v21 (Trust V round 3, session 17): each open finding of tests/fixtures/redteam-v21/FINDINGS.md asserted
+// still there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest
+// entry to "closed" and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v21');
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
+const open = (id: string) => manifest.some((e) => e.id === id && e.status === 'open');
+
+/** A fixture script's last stdout line, parsed (each prints one JSON line). */
+const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(FIXTURES, name), ...args], { timeout }, (error, stdout, stderr) =>
+      error
+        ? reject(new Error(`${name} failed: ${stderr.slice(-2000)}`))
+        : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
+    ),
+  );
+
+describe.runIf(open('V21-1'))('V21-1 open: a body whose client hung up is charged to no one, yet still parsed', () => {
+  it('V21-1: one client sending 32 MB bodies and hanging up after each kills a 1 GB service', async () => {
+    // The control (each answer awaited) lives at RSS about 350 MB: the share holds one body at a time.
+    const r = await runScript('hangup-bodies.mjs', ['60', '768', '1024', '0'], 240_000);
+    expect(r.honestBefore, JSON.stringify(r)).toMatchObject({ health: { status: 200 } });
+    // Still open: the service runs out of memory (V8 OOM, SIGABRT) under its 1 GB data limit.
+    expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
+  }, 300_000);
+});
