@@ -30,3 +30,13 @@ describe.runIf(open('V21-1'))('V21-1 open: a body whose client hung up is charge
     expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
   }, 300_000);
 });
+
+describe.runIf(open('V21-2'))('V21-2 open: a body is charged by its bytes, its parsed values are not', () => {
+  it('V21-2: one 32 MB body of empty arrays, within one share, kills a 1 GB service', async () => {
+    // The control (the same bytes as one string) is answered in seconds at about 330 MB and lives under the limit.
+    const r = await runScript('amplified-body.mjs', ['arrays', '1', '768', '1024'], 240_000);
+    expect(r.honestBefore, JSON.stringify(r)).toMatchObject({ status: 200 });
+    // Still open: the parsed value (11 million arrays) outgrows the process's 1 GB data limit.
+    expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
+  }, 300_000);
+});
