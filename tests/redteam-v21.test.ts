@@ -40,3 +40,22 @@ describe.runIf(open('V21-2'))('V21-2 open: a body is charged by its bytes, its p
     expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
   }, 300_000);
 });
+
+describe.runIf(open('V21-3'))("V21-3 open: a reset failing at a client's seed quarantines it for everyone", () => {
+  it("V21-3: one client's create at a seed the sample showed failing quarantines the environment", async () => {
+    const r = await runScript('seed-quarantine.mjs', ['rare-reset.js', '8000'], 240_000);
+    expect(r.victimBefore, JSON.stringify(r)).toBe(200);
+    expect(r.itemsFailed).toBeGreaterThanOrEqual(1);
+    expect(r.attackerCreate).toBe('422 E_THROWN');
+    // Still open: the failure at the attacker's seed is the environment's own, confirmed; the victim is refused.
+    expect(r.incidents).toEqual([{ fn: 'reset', code: 'E_THROWN', confirmed: true, client: expect.any(String) }]);
+    expect(r.victimAfter).toBe('409 E_QUARANTINED');
+  }, 300_000);
+
+  it('V21-3 twin: the same scan and create on the honest twin quarantine nothing', async () => {
+    const r = await runScript('seed-quarantine.mjs', ['rare-reset-twin.js', '8000'], 240_000);
+    expect(r.itemsFailed, JSON.stringify(r)).toBe(0);
+    expect(r.attackerCreate).toBe('200');
+    expect(r.victimAfter).toBe(200);
+  }, 300_000);
+});
