@@ -1,0 +1,76 @@
+// Red team v21 (Trust V round 3, session 17): each open finding of tests/fixtures/redteam-v21/FINDINGS.md asserted
+// still there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest
+// entry to "closed" and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v21');
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
+const open = (id: string) => manifest.some((e) => e.id === id && e.status === 'open');
+
+/** A fixture script's last stdout line, parsed (each prints one JSON line). */
+const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(FIXTURES, name), ...args], { timeout }, (error, stdout, stderr) =>
+      error
+        ? reject(new Error(`${name} failed: ${stderr.slice(-2000)}`))
+        : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
+    ),
+  );
+
+describe.runIf(open('V21-1'))('V21-1 open: a body whose client hung up is charged to no one, yet still parsed', () => {
+  it('V21-1: one client sending 32 MB bodies and hanging up after each kills a 1 GB service', async () => {
+    // The control (each answer awaited) lives at RSS about 350 MB: the share holds one body at a time.
+    const r = await runScript('hangup-bodies.mjs', ['60', '768', '1024', '0'], 240_000);
+    expect(r.honestBefore, JSON.stringify(r)).toMatchObject({ health: { status: 200 } });
+    // Still open: the service runs out of memory (V8 OOM, SIGABRT) under its 1 GB data limit.
+    expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
+  }, 300_000);
+});
+
+describe.runIf(open('V21-2'))('V21-2 open: a body is charged by its bytes, its parsed values are not', () => {
+  it('V21-2: one 32 MB body of empty arrays, within one share, kills a 1 GB service', async () => {
+    // The control (the same bytes as one string) is answered in seconds at about 330 MB and lives under the limit.
+    const r = await runScript('amplified-body.mjs', ['arrays', '1', '768', '1024'], 240_000);
+    expect(r.honestBefore, JSON.stringify(r)).toMatchObject({ status: 200 });
+    // Still open: the parsed value (11 million arrays) outgrows the process's 1 GB data limit.
+    expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
+  }, 300_000);
+});
+
+describe.runIf(open('V21-3'))("V21-3 open: a reset failing at a client's seed quarantines it for everyone", () => {
+  it("V21-3: one client's create at a seed the sample showed failing quarantines the environment", async () => {
+    const r = await runScript('seed-quarantine.mjs', ['rare-reset.js', '8000'], 240_000);
+    expect(r.victimBefore, JSON.stringify(r)).toBe(200);
+    expect(r.itemsFailed).toBeGreaterThanOrEqual(1);
+    expect(r.attackerCreate).toBe('422 E_THROWN');
+    // Still open: the failure at the attacker's seed is the environment's own, confirmed; the victim is refused.
+    expect(r.incidents).toEqual([{ fn: 'reset', code: 'E_THROWN', confirmed: true, client: expect.any(String) }]);
+    expect(r.victimAfter).toBe('409 E_QUARANTINED');
+  }, 300_000);
+
+  it('V21-3 twin: the same scan and create on the honest twin quarantine nothing', async () => {
+    const r = await runScript('seed-quarantine.mjs', ['rare-reset-twin.js', '8000'], 240_000);
+    expect(r.itemsFailed, JSON.stringify(r)).toBe(0);
+    expect(r.attackerCreate).toBe('200');
+    expect(r.victimAfter).toBe(200);
+  }, 300_000);
+});
+
+describe.runIf(open('V21-4'))("V21-4 open: a client's env name writes whole lines into the service's log", () => {
+  it('V21-4: one verify item whose env holds line feeds writes a fake service line to the log', async () => {
+    const r = await runScript('log-forge.mjs', ['forge'], 60_000);
+    expect(r.code, JSON.stringify(r)).toBe('E_UNKNOWN_ENV');
+    // Still open: the client's fake line stands alone in the operator's log.
+    expect(r.forgedLines).toBe(1);
+  }, 90_000);
+
+  it('V21-4 control: the same words without line feeds stay inside the service line', async () => {
+    const r = await runScript('log-forge.mjs', ['plain'], 60_000);
+    expect(r.code, JSON.stringify(r)).toBe('E_UNKNOWN_ENV');
+    expect(r.forgedLines).toBe(0);
+  }, 90_000);
+});
