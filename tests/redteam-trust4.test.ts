@@ -1,9 +1,9 @@
-// Red teams rt28, rt28b, rt-final, rt6, rt9, rt11 to rt18, rt20 and rt17's fixers on the episodic trust checks
+// Red teams rt28, rt28b, rt-final, rt6, rt9, rt11 to rt18, rt20, rt21 and rt17's fixers on the episodic trust checks
 // (issue 28): the manifests of tests/fixtures/redteam-trust4/ to redteam-trust7/, redteam-trust9/, redteam-trust11/ to
-// 18/, redteam-trust20/ and redteam-trust17-*/ list hacks and honest twins; each entry is judged at the recorded
-// validation seeds. A closed entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the
-// validator decides wrong today: its test asserts the wrong verdict, so CI stays green while the hole exists and fails
-// the day a fix closes it (then mark it closed).
+// 18/, redteam-trust20/, redteam-trust21/ and redteam-trust17-*/ list hacks and honest twins; each entry is judged at
+// the recorded validation seeds. A closed entry is decided right and must stay so; an open one is a finding of
+// FINDINGS.md that the validator decides wrong today: its test asserts the wrong verdict, so CI stays green while the
+// hole exists and fails the day a fix closes it (then mark it closed).
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectDecided, judge, readFixture, readRedteam } from './helpers/redteam-manifest.js';
 import { validationSeeds } from './helpers/validation-seeds.js';
@@ -26,6 +26,7 @@ const MANIFEST = readRedteam([
   'redteam-trust17-pool',
   'redteam-trust18',
   'redteam-trust20',
+  'redteam-trust21',
 ]);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
