@@ -559,9 +559,9 @@ describe('red team, class 1: host harm', () => {
 });
 
 // Red team rtS (session 15), rts20 (session 16) and rts21 (session 17) on the single-turn verifiers:
-// tests/fixtures/redteam-st19/'s, redteam-st20/'s and redteam-st21/'s manifests. An open entry is a finding of its FINDINGS.md that the validator decides wrong today:
-// asserted wrong at seed 11, so CI stays green while the hole exists and fails the day a fix closes it (then mark it
-// closed, judged at 11, 22 and 33).
+// tests/fixtures/redteam-st19/'s, redteam-st20/'s and redteam-st21/'s manifests. An open entry is a finding of its
+// FINDINGS.md that the validator decides wrong today: asserted wrong at seed 11, so CI stays green while the hole
+// exists and fails the day a fix closes it (then mark it closed, judged at 11, 22 and 33).
 function singleTurnCorpus(title: string, dir: string) {
   describe(title, () => {
     const all = readRedteam([dir]);
