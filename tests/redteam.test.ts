@@ -558,10 +558,10 @@ describe('red team, class 1: host harm', () => {
   }, 120_000);
 });
 
-// Red team rtS (session 15) and rts20 (session 16) on the single-turn verifiers: tests/fixtures/redteam-st19/'s and
-// redteam-st20/'s manifests. An open entry is a finding of its FINDINGS.md that the validator decides wrong today:
-// asserted wrong at seed 11, so CI stays green while the hole exists and fails the day a fix closes it (then mark it
-// closed, judged at 11, 22 and 33).
+// Red team rtS (session 15), rts20 (session 16) and rts21 (session 17) on the single-turn verifiers:
+// tests/fixtures/redteam-st19/'s, redteam-st20/'s and redteam-st21/'s manifests. An open entry is a finding of its
+// FINDINGS.md that the validator decides wrong today: asserted wrong at seed 11, so CI stays green while the hole
+// exists and fails the day a fix closes it (then mark it closed, judged at 11, 22 and 33).
 function singleTurnCorpus(title: string, dir: string) {
   describe(title, () => {
     const all = readRedteam([dir]);
@@ -591,3 +591,4 @@ function singleTurnCorpus(title: string, dir: string) {
 }
 singleTurnCorpus('red team rtS: tests/fixtures/redteam-st19/', 'redteam-st19');
 singleTurnCorpus('red team rts20: tests/fixtures/redteam-st20/', 'redteam-st20');
+singleTurnCorpus('red team rts21: tests/fixtures/redteam-st21/', 'redteam-st21');
