@@ -118,6 +118,17 @@ export function terminalSafe(text: string): string {
   return text.replace(TERMINAL_UNSAFE, unicodeEscape);
 }
 
+/** A line break a terminal or a log reader starts a new line at (CR and NEL are controls, escaped already). */
+const LINE_BREAK = /[\n\u2028\u2029]/g;
+
+/**
+ * One log line for `text` (redteam-v21 V21-4): terminalSafe, and every line break escaped too, so a value a client or a
+ * module wrote (an environment name, a message) can never start a line the operator reads as the service's own.
+ */
+export function logLine(text: string): string {
+  return terminalSafe(text).replace(LINE_BREAK, unicodeEscape);
+}
+
 /**
  * What lays guest text out on a terminal: a line break, or a run of blanks (whitespace, the braille blank, default
  * ignorable code points such as the Hangul fillers) that would push what follows to a column of the guest's choosing,

@@ -1,7 +1,7 @@
 // When an admitted environment is quarantined, as the reward service and exports see it (IncidentLog): the library's
 // stored quarantines, and the policy (quarantine-policy.ts) tallied over its open incidents and this process's own.
 import type { ProblemCode } from '../contract/codes.js';
-import { terminalSafe } from '../contract/text.js';
+import { logLine } from '../contract/text.js';
 import type { EnvRecord, IncidentInput, IncidentRecord, QuarantineRecord } from './contract.js';
 import { EvidenceTally } from './quarantine-policy.js';
 import { LazyWriter } from './writer.js';
@@ -79,7 +79,7 @@ export class IncidentLog {
     libraryDir: string,
     private readonly origin: IncidentInput['origin'],
     readonly enabled = true,
-    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${terminalSafe(line)}\n`),
+    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${logLine(line)}\n`),
   ) {
     this.writer = new LazyWriter(libraryDir, (reason) =>
       this.warn(

@@ -2,7 +2,7 @@
 // version × level in memory and flushed to the library's score log (durable, windowed); `level: "auto"`
 // draws levels near a 0.5 pass rate from these tallies, as SCALER's controller aims its curriculum. Every
 // score is attributed: the operator's are trusted and steer, any other client's are kept apart and never do.
-import { terminalSafe } from '../contract/text.js';
+import { logLine } from '../contract/text.js';
 import { PASS_SCORE, SCORE_WINDOW, type ScoreInput, type ScoreTally } from '../library/contract.js';
 import { LazyWriter } from '../library/writer.js';
 import type { Client } from './clients.js';
@@ -46,7 +46,7 @@ export class ScoreBoard {
 
   constructor(
     libraryDir: string,
-    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${terminalSafe(line)}\n`),
+    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${logLine(line)}\n`),
   ) {
     this.writer = new LazyWriter(libraryDir, (reason) =>
       this.warn(`envforge serve: trainer scores are kept in memory only (the library cannot be written: ${reason})`),

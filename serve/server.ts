@@ -17,6 +17,7 @@ import { registerEpisodeRoutes } from './episode-routes.js';
 import { EpisodeSessions } from './episodes.js';
 import { registerOpenEnv } from './openenv.js';
 import { allowedHosts } from '../contract/hosts.js';
+import { logLine } from '../contract/text.js';
 import { allowedOrigins, registerHostCheck, registerOriginCheck } from './origins.js';
 import { ItemErrorLog } from './item-errors.js';
 import { bodyBudgetOf, DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOptions } from './options.js';
@@ -42,6 +43,9 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool'),
   ) as Partial<ServeOptions>;
   const opts: Omit<ServeOptions, 'pool'> = { ...DEFAULT_SERVE_OPTIONS, ...given, libraryDir: options.libraryDir };
+  // One event, one line (redteam-v21 V21-4): a client's or a module's text in a log line breaks no line.
+  const sink = opts.log;
+  if (sink) opts.log = (line) => sink(logLine(line));
   for (const key of [
     'maxQueue',
     'bodyLimitBytes',

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { guestLine } from '../contract/text.js';
+import { guestLine, logLine } from '../contract/text.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -25,6 +25,13 @@ describe("a guest's message lays nothing out (T8-3)", () => {
       'level 3 of 10: expected a number, got "x y"',
     );
     expect(guestLine('family 👩\u200d👩\u200d👧 ok')).toBe('family 👩\u200d👩\u200d👧 ok');
+  });
+
+  it('a log line breaks no line (redteam-v21 V21-4): LF, LS, PS, CR and NEL escaped, controls as terminalSafe', () => {
+    const line = logLine('unknown "q\nenvforge serve: x@1 quarantined\u2028y\u2029z\r\u0085\u001b[2J" ok');
+    expect(line).toBe('unknown "q\\u000aenvforge serve: x@1 quarantined\\u2028y\\u2029z\\u000d\\u0085\\u001b[2J" ok');
+    expect(line.split(/[\n\r\u2028\u2029\u0085]/)).toHaveLength(1);
+    expect(logLine(line)).toBe(line);
   });
 
   for (const fixture of ['wrap-verdict.js', 'wrap-verdict-braille.js'])
