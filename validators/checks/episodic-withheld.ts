@@ -18,6 +18,7 @@ import { searchLogs } from '../episodic/arg-search.js';
 import {
   afterLead,
   judgedAt,
+  afterKnown,
   knownAt,
   withCallsAt,
   plansAt,
@@ -44,12 +45,17 @@ export const episodicWithheld: EpisodicCheck = {
     const acts = new Map(episodes.map((i) => [i, actionsOf(ctx.refs[i] as Rollout)]));
     // The looks (every call naming no entity: looks.ts; free strings from the texts shown: rt17 R6), the reference's
     // plan, the looks again (a waiting list may change), with replies.
-    const looks = episodes.map((i) => {
+    const listings = episodes.map((i) => {
       const all = acts.get(i) as Action[];
       const r = ctx.refs[i] as Rollout;
       const shown = { texts: [r.prompt ?? '', ...(r.observations ?? [])], called: new Set(all.map((a) => a.tool)) };
-      const listings = looksOf(ctx.meta.tools, (all.at(-1) as Action).tool, LOOKS_BUDGET, shown);
-      return replayOf(r, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
+      return looksOf(ctx.meta.tools, (all.at(-1) as Action).tool, LOOKS_BUDGET, shown);
+    });
+    const looks = episodes.map((i, k) => {
+      const lead = listings[k] as Action[];
+      return replayOf(ctx.refs[i] as Rollout, [...lead, ...(acts.get(i) as Action[]).slice(0, -1), ...lead], {
+        observations: true,
+      });
     });
     const states = episodes.map((i) => referenceState(ctx, i));
     return {
@@ -238,11 +244,17 @@ export const episodicWithheld: EpisodicCheck = {
                       cheap: c.how,
                     }));
                     // The call where the entity is first known too (redteam-trust20 T7): a refusal the allowed calls
-                    // bring about later is no evidence for the rule; not where the plan acts on the entity after it
-                    // (its own later call may replace the added one: an honest decision made twice).
-                    const known = knownAt(ctx.refs[i] as Rollout, entity);
-                    const early = route || plan.slice(known).some((a) => namesEntity(a, entity)) ? place : known;
-                    const moved = { actions: withCallsAt(plan, early, [...reads, call, ...follow], finish) };
+                    // bring about later is no evidence for the rule. The plan's later calls on the entity are left
+                    // out there (`afterKnown`): one may replace the added call (an honest decision made twice), and a
+                    // read of it must not keep the early place from being tried.
+                    const look = outcomes[ablations.length + states.length + k];
+                    const opening = look?.ok
+                      ? (look.observations ?? []).slice(0, (listings[k] as Action[]).length)
+                      : [];
+                    const early = route ? place : knownAt(ctx.refs[i] as Rollout, entity, opening);
+                    const moved = {
+                      actions: withCallsAt(afterKnown(plan, early, entity), early, [...reads, call, ...follow], finish),
+                    };
                     const how = 'with the call where the entity is first known';
                     const atKnown = early < place ? [{ ...whole, ...moved, at: early + reads.length, cheap: how }] : [];
                     return [whole, ...atKnown, ...cheap];

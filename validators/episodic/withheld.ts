@@ -201,14 +201,21 @@ export const plansAt = (body: readonly Action[], place: number, entity: string, 
     : [[...body]];
 
 /**
- * The earliest place of a plan where `entity` is known: just after the first call of the reference whose reply names
- * it, else 0 (the prompt names it, or a look that names no entity, callable first, shows it).
+ * The earliest place of a plan where `entity` is known: 0 where the prompt or a look callable first (`opening`: the
+ * replies of the listings played before the plan) names it, else just after the first call of the reference whose
+ * reply names it, else 0.
  */
-export function knownAt(ref: Rollout, entity: string): number {
+export function knownAt(ref: Rollout, entity: string, opening: readonly string[] = []): number {
   const names = (text: string | null | undefined) => tokensOf(text ?? '').some((t) => lower(t) === lower(entity));
-  const j = names(ref.prompt) ? -1 : (ref.observations ?? []).findIndex(names);
+  const j = names(ref.prompt) || opening.some(names) ? -1 : (ref.observations ?? []).findIndex(names);
   return j + 1;
 }
+
+/** Plan `plan` with its calls on `entity` from `at` on left out: what follows an added call put at `at`. */
+export const afterKnown = (plan: readonly Action[], at: number, entity: string): Action[] => [
+  ...plan.slice(0, at),
+  ...plan.slice(at).filter((a) => !namesEntity(a, entity)),
+];
 
 /** The log of a plan with `calls` (the reads, the added call, its follow-up) at `place`, then the finish. */
 export const withCallsAt = (plan: readonly Action[], place: number, calls: readonly Action[], finish: Action) => [
