@@ -147,7 +147,8 @@ describe('stated rules', () => {
 
   it('reads no order in a condition\'s "then", and no reference in a sentence that names its own step', () => {
     expect(desk('If the scan fails, then refund nothing with refund.')).toEqual([]);
-    // A workflow told in words binds by a modal word only (seeds' descriptions: "Read the tickets, then route them").
+    // A workflow told in words binds by a modal word only outside the prompt (seeds' descriptions: "Read the tickets,
+    // then route them"): `told` is 0 here.
     expect(desk('Verify each order, then refund it.')).toEqual([]);
     expect(desk('When every order is refunded, call close_desk: the desk is checked then, all or nothing.')).toEqual(
       [],
@@ -158,6 +159,24 @@ describe('stated rules', () => {
     expect(desk('Check each order with verify_order first. This is optional for gift cards.')).toEqual([
       ['verify_order', 'entity'],
     ]);
+  });
+
+  it.each([
+    'Verify each order, then refund it.',
+    'For the refunds: verify every returned order, then refund them their price.',
+  ])("reads the prompt's workflow told in words on each entity as an order rule (T9): %s", (text) => {
+    expect(statedRules(text, DESK, 1).find((r) => r.tool === 'verify_order')?.before).toEqual(['refund']);
+    // The same sentence after the prompt's (a description's narration) states nothing.
+    expect(statedRules(`Returns desk 412.\n${text}`, DESK, 1)).toEqual([]);
+  });
+
+  it.each([
+    'Verify the order, then refund it.',
+    'Verify each order, then close the desk with close_desk.',
+    'Verify each order, then refund the lamps.',
+    'Close the day when every order is verified, then call close_desk.',
+  ])('reads no order in words without each entity, another step or the entity taken back (T9): %s', (text) => {
+    expect(statedRules(text, DESK, 1).filter((r) => r.tool === 'verify_order')).toEqual([]);
   });
 
   it('states nothing in a sentence without a modal or order word', () => {

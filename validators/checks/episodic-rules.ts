@@ -26,6 +26,7 @@ import {
   differingPaths,
   records,
   repliesOf,
+  sentencesOf,
   statedRules,
   type StatedRule,
 } from '../episodic/stated-rules.js';
@@ -117,7 +118,7 @@ export const episodicRules: EpisodicCheck = {
       const shared = sharedSteps(text, candidates);
       // And the rules its replies state (a policy tool's, redteam-trust20 T8), each reply read like the prompt.
       const rules = [
-        ...statedRules(text, candidates),
+        ...statedRules(text, candidates, sentencesOf(r.prompt ?? '').length),
         ...ctx.meta.tools.flatMap((t) =>
           statedRules(
             t.description,

@@ -86,7 +86,10 @@ interface Candidate {
 
 /** Where an episode's entities come from: the texts before its plan, and the state after it (the reference's). */
 const sourceOf = (s: Seen): EntitySource | undefined =>
-  s.opening && { opening: s.opening, state: s.reference?.ok ? (s.reference.stateText ?? '') : '' };
+  s.opening &&
+  (s.reference?.ok
+    ? { opening: s.opening, state: s.reference.stateText ?? '', value: s.reference.state, changes: s.reference.changes }
+    : { opening: s.opening, state: '' });
 
 /** Entities tried for one tool: more where the world answered for several shapes (`heard`: the tokens it answered). */
 const budgetOf = (groups: readonly string[][], same: readonly string[], heard?: ReadonlySet<string>): number => {

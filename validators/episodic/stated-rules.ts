@@ -71,13 +71,33 @@ export function mentionAt(sentence: string, tool: string): number {
  */
 const THEN = /(?<!\b(?:by|since|until|till|from|back|just|even) )\bthen\b(?!\s*(?:[,.;:)]|$))/gi;
 const IF_THEN = /^(?:if|when|whenever|unless|once|in case|should)\b[^,]*,\s*then\b/i;
-function thenSteps(sentence: string): [number, number][] {
+function thenSteps(sentence: string): [number, number, number][] {
   if (IF_THEN.test(sentence)) return [];
   return [...sentence.matchAll(THEN)].flatMap((m) => {
     const head = sentence.slice(0, m.index).replace(/[\s,]*(?:and\s*)?$/, '');
     const from = Math.max(...[...head.matchAll(/[,;:()\u2014]/g)].map((c) => c.index + 1), 0);
-    return /^\s*(?:or|either)\b/i.test(head.slice(from)) ? [] : [[from, head.length] as [number, number]];
+    return /^\s*(?:or|either)\b/i.test(head.slice(from))
+      ? []
+      : [[from, head.length, m.index] as [number, number, number]];
   });
+}
+/**
+ * A workflow told in words orders its steps where it is an instruction on each entity (redteam-trust20 T9): the step
+ * before "then" names `tool` in words over each (every) entity, the step after it names another tool and takes the
+ * entity back ("Verify each order, then refund it."). Asked only of the prompt's sentences (statedRules' `told`): a
+ * description narrates the reference's workflow ("Read the tickets, then route each"), reads and all.
+ */
+const EACH = /\b(?:each|every)\b/i;
+const BACK = /\b(?:it|them|each|every)\b/i;
+function toldInWords(
+  sentence: string,
+  [from, to, at]: [number, number, number],
+  tool: string,
+  tools: readonly string[],
+) {
+  const [head, tail] = [sentence.slice(from, to), sentence.slice(at).split(/[,;:]/)[0] as string];
+  if (mentionAt(head, tool) < 0 || !EACH.test(head) || !BACK.test(tail)) return false;
+  return tools.some((t) => t !== tool && mentionAt(tail, t) >= 0 && mentionAt(head, t) < 0);
 }
 /** A sentence that opens by pointing back at the step before ("Then refund it.", "After that, …"): it first. */
 const AFTER_PREVIOUS = /^(?:only\s+)?(?:then|after (?:that|this|doing so|which)|afterwards?)\b/i;
@@ -103,9 +123,10 @@ export function referenceAt(sentence: string, names: number): number {
 /**
  * The mandatory steps `text` states for `tools` (the first sentence that names each): a tool a stating sentence names
  * and binds, and the condition of a permission (rule-clauses.ts); a sentence that refers to the step of the one
- * before binds that step (its rule the two sentences), or, where it only allows it, lifts the rule that one stated.
+ * before binds that step (its rule the two sentences), or, where it only allows it, lifts the rule that one stated;
+ * the first `told` sentences (the prompt's) also order a workflow told in words on each entity (toldInWords).
  */
-export function statedRules(text: string, tools: readonly string[]): StatedRule[] {
+export function statedRules(text: string, tools: readonly string[], told = 0): StatedRule[] {
   const out = new Map<string, StatedRule & { k: number }>();
   let prev: { sentence: string; tools: string[] } | null = null;
   sentencesOf(text).forEach((sentence, k) => {
@@ -124,7 +145,8 @@ export function statedRules(text: string, tools: readonly string[]): StatedRule[
     const steps = thenSteps(sentence);
     const first = (t: string) =>
       (referred.includes(t) && AFTER_PREVIOUS.test(sentence)) ||
-      steps.some(([from, to]) => identifierAt(sentence.slice(from, to), t) >= 0);
+      steps.some(([from, to]) => identifierAt(sentence.slice(from, to), t) >= 0) ||
+      (k < told && steps.some((step) => toldInWords(sentence, step, t, tools)));
     const allowed = [...reading].filter(([, r]) => r === 'allowed').map(([t]) => t);
     const ruled = [...reading]
       .filter(([t, r]) => r === 'condition' || (r === 'bound' && (stating || first(t))))

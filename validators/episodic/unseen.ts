@@ -5,6 +5,7 @@
 import type { Action } from './adversaries.js';
 import { idValue } from './structure.js';
 import { escape } from './adversaries-values.js';
+import { idsInForm } from './state-forms.js';
 
 /** Where a world's entities come from as far as the validator sees it: the texts before the plan and the state. */
 export interface EntitySource {
@@ -12,6 +13,9 @@ export interface EntitySource {
   opening: readonly string[];
   /** The world's state after the reference's plan, as text (its canonical JSON). */
   state: string;
+  /** The state itself and the paths each turn of the plan changed: its records in the tool's form (state-forms.ts). */
+  value?: unknown;
+  changes?: ReadonlyArray<readonly string[]>;
 }
 
 /** Whether `text` writes `value` as a whole token (no letter or digit either side), in any letter case. */
@@ -45,8 +49,9 @@ export interface PlanCalls {
 
 /**
  * The entity argument of a tool (`argOf`, asked of the texts) and the texts its entities are found in: `shown`, and
- * the state's text too where the plan names one of them unseen (namedUnseen); an argument only the state holds counts
- * only where it names one unseen. Null where there is none.
+ * the state's text too where the plan names one of them unseen (namedUnseen), with the state's records written as
+ * the reference writes the ones its calls changed (redteam-trust20 T5: a state keeping 4821 for O-4821); an argument
+ * only the state holds counts only where it names one unseen. Null where there is none.
  */
 export function entitiesFrom(
   shown: readonly string[],
@@ -56,9 +61,10 @@ export function entitiesFrom(
 ): { arg: string; texts: readonly string[] } | null {
   const seen = argOf(shown);
   const state = source && source.state.length > 0 ? source : undefined;
-  const arg = seen ?? (state ? argOf([...shown, state.state]) : null);
+  const held = state ? [state.state, ...idsInForm(state.value, calls.body, state.changes, calls.tool)] : [];
+  const arg = seen ?? (state ? argOf([...shown, ...held]) : null);
   if (arg === null) return null;
   const unseen = state !== undefined && namedUnseen(calls.body, calls.replies, state.opening, calls.tool, arg);
   if (!unseen) return seen === null ? null : { arg, texts: shown };
-  return { arg, texts: [...shown, state.state] };
+  return { arg, texts: [...shown, ...held] };
 }
