@@ -50,6 +50,19 @@ describe('reached and unreached', () => {
     expect(reached({ of: 'length', bound: 100 }, inputs)).toBe(3);
     expect(reached({ of: 'value', bound: 3999 }, [[['XIV', 'MCM']]])).toBeNull();
     expect(reached({ of: 'length', bound: 20 }, [[['XIV', 'MCMXC']]])).toBe(5);
+    // The tests and their argument lists are no list of the task's.
+    expect(
+      reached(
+        { of: 'length', bound: 400, param: 0 },
+        Array.from({ length: 50 }, () => [[1, 2], 7]),
+      ),
+    ).toBe(2);
+    expect(
+      reached(
+        { of: 'length', bound: 400 },
+        Array.from({ length: 50 }, () => [[1, 2], 7, 8, 9]),
+      ),
+    ).toBe(2);
   });
   it('holds a bound reached within a factor of 2, and caps a length at what one test can hold', () => {
     expect(unreached({ of: 'value', bound: 2000 }, 18)).toBe(true);

@@ -16,7 +16,7 @@ const LONGEST_TESTABLE = CODE_LIMITS.maxValueChars / 2;
 
 /** What the top level's hidden tests reach of one bound: the largest value or length; null when nothing is read. */
 export function reached(b: StatedBound, inputs: ReadonlyArray<readonly unknown[]>): number | null {
-  const r = reach(inputs.map((args) => (b.param === undefined ? args : args[b.param])));
+  const r = reach(inputs.flatMap((args) => (b.param === undefined ? args : [args[b.param]])));
   if (b.of === 'value') return r.numbers ? r.value : null;
   return r.lists ? r.length : null;
 }

@@ -80,8 +80,8 @@ export function statedBounds(statement: string, params: readonly string[]): Stat
   return found;
 }
 
-/** The largest number, and the longest list or string, anywhere inside a value. */
-export function reach(value: unknown): { value: number; length: number; numbers: boolean; lists: boolean } {
+/** The largest number, and the longest list or string, anywhere inside some values (each an argument). */
+export function reach(values: readonly unknown[]): { value: number; length: number; numbers: boolean; lists: boolean } {
   const out = { value: Number.NEGATIVE_INFINITY, length: 0, numbers: false, lists: false };
   const walk = (v: unknown) => {
     if (typeof v === 'number' && Number.isFinite(v)) {
@@ -96,6 +96,6 @@ export function reach(value: unknown): { value: number; length: number; numbers:
       v.forEach(walk);
     } else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
   };
-  walk(value);
+  values.forEach(walk);
   return out;
 }
