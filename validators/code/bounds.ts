@@ -12,9 +12,35 @@ export interface StatedBound {
 
 const NUM = String.raw`(\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s*(?:\^|\*\*)\s*\d+)?)`;
 /** What a number after a bound counts: a length, not a magnitude. */
-const COUNTED = String.raw`(?:items?|elements?|entries|entry|numbers|integers|values|strings|words|characters|chars|letters|nodes|edges|pairs|rows|points|readings|digits|symbols|moments|songs|tasks)\b`;
+const COUNTED_WORDS = [
+  'items?',
+  'elements?',
+  'entries',
+  'entry',
+  'numbers',
+  'integers',
+  'values',
+  'strings',
+  'words',
+  'characters',
+  'chars',
+  'letters',
+  'nodes',
+  'edges',
+  'pairs',
+  'rows',
+  'points',
+  'readings',
+  'digits',
+  'symbols',
+  'moments',
+  'songs',
+  'tasks',
+];
+const COUNTED = `(?:${COUNTED_WORDS.join('|')})\\b`;
 const LENGTH_WORD = /\b(?:length|len|size|number of|count of|how many)\b[^.;,]{0,20}$/i;
-const UPPER_WORDS = String.raw`(?:at most|up to|no more than|not more than|below|less than|under|not exceeding|smaller than|lower than)`;
+const UPPER_WORDS =
+  '(?:at most|up to|no more than|not more than|below|less than|under|not exceeding|smaller than|lower than)';
 
 /** A stated number as a value ("10^5", "1,000", "2e9"); NaN when it is none. */
 export function statedNumber(text: string): number {
