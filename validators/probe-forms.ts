@@ -277,7 +277,7 @@ export function statedRegions(text: string): StatedRegion[] {
 }
 
 /** The narrowest stated width around a numeric `reference` (several statements never widen one another), or null. */
-function statedWidth(regions: readonly StatedRegion[] | undefined, r: number): number | null {
+export function statedWidth(regions: readonly StatedRegion[] | undefined, r: number): number | null {
   return regions?.length && Number.isFinite(r)
     ? Math.min(...regions.map((g) => ('relative' in g ? g.relative * Math.abs(r) : g.absolute)))
     : null;

@@ -4,6 +4,7 @@ import { acceptanceCheck } from './acceptance.js';
 import { completenessCheck } from './completeness.js';
 import type { AnyCheck } from './contract.js';
 import { codeAcceptance } from './code-acceptance.js';
+import { codeBounds } from './code-bounds.js';
 import { codeMutants } from './code-mutants.js';
 import { codePrograms } from './code-programs.js';
 import { codeReader } from './code-reader.js';
@@ -86,4 +87,5 @@ export const CHECKS: readonly AnyCheck[] = [
   codeMutants,
   codeAcceptance,
   codeReader,
+  codeBounds,
 ];

@@ -1,0 +1,79 @@
+// Check (code kind): the hidden tests must reach the bounds the statement states. For every upper bound the statement
+// gives its inputs (code/bounds.ts: "0 <= n <= 2000", "values below 10^9", "up to 10^5 items"), the top level's
+// hidden tests must hold an argument within a factor of the bound (its value, or for a length its list's or string's
+// length): a program right only on small inputs (overflow, float precision, quadratic time) is otherwise paid where
+// the statement says it is not. Host work only: it reads the tests and runs nothing.
+import { CODE_LIMITS, type CodeMeta } from '../../contract/code.js';
+import type { CodeInstance } from '../../kinds/code.js';
+import type { CodeCheck } from '../code/check.js';
+import { reach, type StatedBound, statedBounds } from '../code/bounds.js';
+import type { Finding } from './rules.js';
+
+/** A hidden argument within this factor of a stated bound reaches it. */
+export const BOUND_FACTOR = 2;
+/** The longest list one test can hold (its JSON within the contract's limit, at two characters an item at least). */
+const LONGEST_TESTABLE = CODE_LIMITS.maxValueChars / 2;
+
+/** What the top level's hidden tests reach of one bound: the largest value or length; null when nothing is read. */
+export function reached(b: StatedBound, inputs: ReadonlyArray<readonly unknown[]>): number | null {
+  const r = reach(inputs.flatMap((args) => (b.param === undefined ? args : [args[b.param]])));
+  if (b.of === 'value') return r.numbers ? r.value : null;
+  return r.lists ? r.length : null;
+}
+
+/** Whether a bound is out of the hidden tests' reach: their largest is below the bound over the factor. */
+export function unreached(b: StatedBound, largest: number): boolean {
+  const needed = b.of === 'length' ? Math.min(b.bound, LONGEST_TESTABLE) : b.bound;
+  return largest * BOUND_FACTOR < needed;
+}
+
+export const codeBounds: CodeCheck = {
+  name: 'code-bounds',
+  codes: ['E_WEAK_TESTS'],
+  kinds: ['code'],
+  plan(ctx) {
+    const { stage } = ctx;
+    const meta = stage.meta as CodeMeta;
+    if (stage.episodes.length === 0) return null;
+    const top = Math.max(...stage.episodes.map((e) => e.level));
+    const episodes = stage.episodes.filter((e) => e.level === top);
+    const tasks = episodes.map((e) => e.instance as CodeInstance);
+    const bounds = statedBounds([...new Set(tasks.map((t) => t.statement))].join('\n'), meta.params);
+    if (bounds.length === 0) return null;
+    const inputs = tasks.flatMap((t) => t.tests.map((x) => x.input));
+    return {
+      requests: [],
+      async judge() {
+        const judged = bounds.flatMap((b) => {
+          const largest = reached(b, inputs);
+          return largest === null ? [] : [{ b, largest }];
+        });
+        const findings: Finding[] = judged
+          .filter((j) => unreached(j.b, j.largest))
+          .map(({ b, largest }) => {
+            const param = b.param === undefined ? 'an argument' : `the argument ${meta.params[b.param]}`;
+            const what = b.of === 'value' ? `${param}'s values` : `${param}'s length`;
+            return {
+              rule: 'zero',
+              code: 'E_WEAK_TESTS',
+              check: 'code-bounds',
+              judged: 1,
+              ceiling: 1,
+              form: `${what} up to ${b.bound}`,
+              what: 'stated bound',
+              reads:
+                `is stated, but the largest the top level's hidden tests hold is ${largest} (under 1/${BOUND_FACTOR} ` +
+                `of it): the tests never check what the statement promises`,
+              evidence: () => ({ bound: b.bound, of: b.of, param: b.param, largestHidden: largest, level: top }),
+            };
+          });
+        return {
+          findings,
+          metrics: {
+            bounds: judged.map(({ b, largest }) => ({ of: b.of, bound: b.bound, param: b.param, largest })),
+          },
+        };
+      },
+    };
+  },
+};

@@ -1,0 +1,87 @@
+// A reader family (readers.ts) of cheap estimates inside a stated tolerance: where the prompt states the region its
+// answer is accepted in ("within 3% of the exact sum"), a rule need not find the answer, only land in the region. Its
+// rules are a size feature of the prompt (how many numbers, lines, list items; the items times the mean of the first
+// few) times a scale fitted with the rule (three significant digits, kept where the product lands in the instance's
+// region), credited where the estimate lands inside the answer's stated region, not where it equals the answer. A
+// region that counting lines lands in is too wide for the task, stated or not.
+import { answerContent } from '../sandbox/answer.js';
+import { promptNumbers } from './leak-derived.js';
+import { statedRegions, statedWidth } from './probe-forms.js';
+import { promptLists } from './prompt-lists.js';
+import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
+
+const ANSWER = /^[+-]?\d+(\.\d+)?$/;
+/** Scales tried per instance and feature at most (a finer step is coarsened tenfold until they fit). */
+const MAX_SCALES = 40;
+const FIRST_FEW = 3;
+
+/** The size features of a prompt, by name. */
+function sizeFeatures(prompt: string): Map<string, number> {
+  const lines = prompt.split('\n').filter((l) => l.trim().length > 0).length;
+  const lists = promptLists(prompt);
+  const longest = lists.reduce<string[]>((a, l) => (l.length > a.length ? l : a), []);
+  const values = longest.map((item) => promptNumbers(item).at(-1)).filter((v): v is number => v !== undefined);
+  const features = new Map<string, number>([
+    ["the prompt's count of numbers", promptNumbers(prompt).length],
+    ["the prompt's count of lines", lines],
+    ["the count of the prompt's longest list's items", longest.length],
+  ]);
+  if (values.length > FIRST_FEW) {
+    const few = values.slice(0, FIRST_FEW);
+    features.set(
+      `the longest list's item count times the mean of its first ${FIRST_FEW} items`,
+      (longest.length * few.reduce((a, b) => a + b, 0)) / FIRST_FEW,
+    );
+  }
+  return features;
+}
+
+/** Scales at a round step whose product with `feature` lands within `width` of `answer` (none if too many). */
+function scalesInside(answer: number, width: number, feature: number): number[] {
+  const lo = (answer - width) / feature;
+  const hi = (answer + width) / feature;
+  const mid = Math.abs(answer / feature);
+  if (!(mid > 0)) return [];
+  for (let step = 10 ** (Math.floor(Math.log10(mid)) - 2); step <= mid; step *= 10) {
+    const from = Math.ceil(lo / step - 1e-9);
+    const to = Math.floor(hi / step + 1e-9);
+    if (to - from + 1 <= MAX_SCALES)
+      return Array.from({ length: Math.max(0, to - from + 1) }, (_, k) => Number(((from + k) * step).toPrecision(6)));
+  }
+  return [];
+}
+
+export const ESTIMATES: ReaderFamily = {
+  name: "a size feature of the prompt times a fitted scale, inside the prompt's stated tolerance",
+  code: 'E_ACCEPTS_GUESSING',
+  prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
+    const answers = samples.map((e) => {
+      const a = answerContent(e.reference).trim();
+      return ANSWER.test(a) ? Number(a) : Number.NaN;
+    });
+    const widths = samples.map((e, i) => statedWidth(statedRegions(e.instance.prompt), answers[i] as number));
+    const usable = widths.map((w) => w !== null && w > 0);
+    if (usable.filter(Boolean).length < 0.8 * samples.length) return null;
+    const features = samples.map((e, i) => (usable[i] ? sizeFeatures(e.instance.prompt) : new Map<string, number>()));
+    return {
+      *fit(i) {
+        if (!usable[i]) return;
+        for (const [name, f] of features[i] as Map<string, number>)
+          if (f > 0)
+            for (const scale of scalesInside(answers[i] as number, widths[i] as number, f))
+              yield [JSON.stringify([name, scale]), 1];
+      },
+      credit(rule, i, j) {
+        if (!usable[i] || !usable[j]) return 0;
+        const [name, scale] = JSON.parse(rule) as [string, number];
+        const f = (features[i] as Map<string, number>).get(name);
+        if (f === undefined) return 0;
+        return Math.abs(f * scale - (answers[j] as number)) <= (widths[j] as number) + 1e-9 ? 1 : 0;
+      },
+      describe: (rule) => {
+        const [name, scale] = JSON.parse(rule) as [string, number];
+        return `the answer is ${name} times ${scale}, inside the stated tolerance`;
+      },
+    };
+  },
+};
