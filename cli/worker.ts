@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import type { Library } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
-import { PostgresWorkQueue } from '../library/postgres/queue.js';
+import type { PostgresWorkQueue } from '../library/postgres/queue.js';
 import { PostgresLibrary } from '../library/postgres/store.js';
 import { runWorker } from '../pipeline/worker.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -23,13 +23,14 @@ interface WorkerOptions {
 export const JOB_TIMEOUT_HELP =
   'seconds a taken job may run before it goes to another worker (set when the queue is first created)';
 
-/** The work queue of a library, which must be a PostgreSQL one. */
+/** The work queue of a library, which must be a PostgreSQL one (pg-boss loads here, not with `envforge run`). */
 export async function openQueue(library: Library, jobTimeoutSeconds: number): Promise<PostgresWorkQueue> {
   if (!(library instanceof PostgresLibrary))
     throw new UsageError(
       `queue workers need a PostgreSQL library (--database postgres://… or ENVFORGE_DATABASE_URL); ` +
         `${library.dir} is a folder`,
     );
+  const { PostgresWorkQueue } = await import('../library/postgres/queue.js');
   return PostgresWorkQueue.open(library, { jobTimeoutSeconds });
 }
 

@@ -1,6 +1,6 @@
 // The Anthropic messages client: native structured output as a forced call of one tool whose
 // input_schema is the zod schema's JSON schema; a message's stable prefixes are marked cache_control.
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type {
   Message,
   MessageCreateParamsNonStreaming,
@@ -88,21 +88,23 @@ class AnthropicTransport implements Transport {
   readonly model: string;
   readonly baseUrl: string | undefined;
   readonly nativeStructured = true;
-  private readonly sdk: Anthropic;
+  /** The SDK, loaded at the first request (a command that never calls the model does not load it: ~250 modules). */
+  private sdk: Promise<Anthropic> | undefined;
+  private readonly settings: ConstructorParameters<typeof Anthropic>[0];
 
   constructor(options: AnthropicOptions) {
     this.model = options.model;
     this.baseUrl = options.baseUrl;
     const apiKey = options.apiKey ?? process.env['ANTHROPIC_API_KEY'];
     if (!apiKey) throw new LlmError('E_LLM_CONFIG', 'anthropic: no API key: set ANTHROPIC_API_KEY');
-    this.sdk = new Anthropic({
+    this.settings = {
       apiKey, // always explicit, so the SDK never goes looking for other credentials
       ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
       maxRetries: 0, // retry.ts does the retrying, the same way for every provider
       // An explicit timeout also spares large maxTokens the SDK's "use streaming" refusal; retry.ts times out first.
       timeout: (options.retry?.timeoutMs ?? RETRY_DEFAULTS.timeoutMs) + 5_000,
       ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
-    });
+    };
   }
 
   async send(request: WireRequest, signal: AbortSignal): Promise<WireResponse> {
@@ -121,7 +123,8 @@ class AnthropicTransport implements Transport {
       ];
       body.tool_choice = { type: 'tool', name, disable_parallel_tool_use: true };
     }
-    const message = await this.sdk.messages.create(body, { signal, maxRetries: 0 });
+    this.sdk ??= import('@anthropic-ai/sdk').then(({ default: Sdk }) => new Sdk(this.settings));
+    const message = await (await this.sdk).messages.create(body, { signal, maxRetries: 0 });
     const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
     const tool = message.content.find((block) => block.type === 'tool_use' && block.name === request.schema?.name);
     const json = tool && tool.type === 'tool_use' ? tool.input : undefined;

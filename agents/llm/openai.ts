@@ -2,7 +2,7 @@
 // (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter): native structured output via json_schema
 // (vLLM's guided decoding and Ollama's `format` take it), cached input read from the usage.
 import { createHash } from 'node:crypto';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -72,7 +72,9 @@ class OpenAiTransport implements Transport {
   readonly model: string;
   readonly baseUrl: string | undefined;
   readonly nativeStructured: boolean;
-  private readonly sdk: OpenAI;
+  /** The SDK, loaded at the first request (a command that never calls the model does not load it: ~240 modules). */
+  private sdk: Promise<OpenAI> | undefined;
+  private readonly settings: ConstructorParameters<typeof OpenAI>[0];
   private readonly maxTokensParam: 'max_tokens' | 'max_completion_tokens';
   private readonly promptCacheKey: boolean;
 
@@ -88,13 +90,13 @@ class OpenAiTransport implements Transport {
         'E_LLM_CONFIG',
         'openai: no API key: set OPENAI_API_KEY, or --base-url for a local OpenAI-compatible server',
       );
-    this.sdk = new OpenAI({
+    this.settings = {
       apiKey,
       baseURL: options.baseUrl ?? null,
       maxRetries: 0, // retry.ts does the retrying, the same way for every provider
       timeout: (options.retry?.timeoutMs ?? RETRY_DEFAULTS.timeoutMs) + 5_000, // a backstop: retry.ts times out first
       ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
-    });
+    };
   }
 
   async send(request: WireRequest, signal: AbortSignal): Promise<WireResponse> {
@@ -116,7 +118,8 @@ class OpenAiTransport implements Transport {
       const { name, jsonSchema, strict } = request.schema;
       body.response_format = { type: 'json_schema', json_schema: { name, schema: jsonSchema, strict } };
     }
-    const completion = await this.sdk.chat.completions.create(body, { signal, maxRetries: 0 });
+    this.sdk ??= import('openai').then(({ default: Sdk }) => new Sdk(this.settings));
+    const completion = await (await this.sdk).chat.completions.create(body, { signal, maxRetries: 0 });
     const choice = completion.choices?.[0];
     if (!choice) throw new LlmError('E_LLM_SERVER', 'openai: the response has no choices');
     const refusal = choice.message.refusal;
