@@ -8,7 +8,7 @@
 // refuses, or one that changes nothing, is the environment enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
-import { cheapPlans, namesEntity } from '../episodic/cheap-plan.js';
+import { cheapPlans } from '../episodic/cheap-plan.js';
 import { listingsOf, LOOKS_BUDGET, looksOf, openingOf } from '../episodic/looks.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
@@ -18,8 +18,7 @@ import { searchLogs } from '../episodic/arg-search.js';
 import {
   afterLead,
   judgedAt,
-  afterKnown,
-  knownAt,
+  knownLog,
   withCallsAt,
   plansAt,
   sameLog,
@@ -45,23 +44,24 @@ export const episodicWithheld: EpisodicCheck = {
     const acts = new Map(episodes.map((i) => [i, actionsOf(ctx.refs[i] as Rollout)]));
     // The looks (every call naming no entity: looks.ts; free strings from the texts shown: rt17 R6), the reference's
     // plan, the looks again (a waiting list may change), with replies.
-    const listings = episodes.map((i) => {
+    const looks = episodes.map((i) => {
       const all = acts.get(i) as Action[];
       const r = ctx.refs[i] as Rollout;
       const shown = { texts: [r.prompt ?? '', ...(r.observations ?? [])], called: new Set(all.map((a) => a.tool)) };
-      return looksOf(ctx.meta.tools, (all.at(-1) as Action).tool, LOOKS_BUDGET, shown);
-    });
-    const looks = episodes.map((i, k) => {
-      const lead = listings[k] as Action[];
-      return replayOf(ctx.refs[i] as Rollout, [...lead, ...(acts.get(i) as Action[]).slice(0, -1), ...lead], {
-        observations: true,
-      });
+      const listings = looksOf(ctx.meta.tools, (all.at(-1) as Action).tool, LOOKS_BUDGET, shown);
+      return replayOf(r, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
     });
     const states = episodes.map((i) => referenceState(ctx, i));
     return {
       requests: [...ablations.map((p) => p.request), ...states, ...looks],
       async judge(outcomes, tools) {
         const decisive = decisiveTools(ctx.refs, ablations, outcomes);
+        // What each episode shows before its plan's first call: the prompt, the replies of the looks played first.
+        const openings = episodes.map((i, k) => {
+          const r = ctx.refs[i] as Rollout;
+          const look = outcomes[ablations.length + states.length + k];
+          return openingOf(r.prompt ?? '', looks[k], (acts.get(i) as Action[]).length - 1, look);
+        });
         // The tools whose ablation keeps the score: the plan's free choices (reads a cheap policy skips).
         const free = new Set(
           ablations.flatMap((p, k) =>
@@ -99,7 +99,7 @@ export const episodicWithheld: EpisodicCheck = {
               reference,
               decisive: decisiveHere,
               skip: skip(i),
-              opening: openingOf(r.prompt ?? '', looks[k], body.length, outcomes[ablations.length + states.length + k]),
+              opening: openings[k] as string[],
             };
           }),
           bodies,
@@ -243,20 +243,13 @@ export const episodicWithheld: EpisodicCheck = {
                       at: c.at,
                       cheap: c.how,
                     }));
-                    // The call where the entity is first known too (redteam-trust20 T7): a refusal the allowed calls
-                    // bring about later is no evidence for the rule. The plan's later calls on the entity are left
-                    // out there (`afterKnown`): one may replace the added call (an honest decision made twice), and a
-                    // read of it must not keep the early place from being tried.
-                    const look = outcomes[ablations.length + states.length + k];
-                    const opening = look?.ok
-                      ? (look.observations ?? []).slice(0, (listings[k] as Action[]).length)
-                      : [];
-                    const early = route ? place : knownAt(ctx.refs[i] as Rollout, entity, opening);
-                    const moved = {
-                      actions: withCallsAt(afterKnown(plan, early, entity), early, [...reads, call, ...follow], finish),
-                    };
+                    // The call where the entity is first known too (withheld.ts knownLog: redteam-trust20 T7, R6).
+                    const opening = openings[k] as string[];
+                    const known = route ? null : knownLog(ctx.refs[i] as Rollout, plan, entity, opening, place);
+                    const moved = known && withCallsAt(known.plan, known.at, [...reads, call, ...follow], finish);
                     const how = 'with the call where the entity is first known';
-                    const atKnown = early < place ? [{ ...whole, ...moved, at: early + reads.length, cheap: how }] : [];
+                    const atKnown =
+                      known && moved ? [{ ...whole, actions: moved, at: known.at + reads.length, cheap: how }] : [];
                     return [whole, ...atKnown, ...cheap];
                   }),
                 );

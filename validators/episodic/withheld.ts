@@ -211,11 +211,23 @@ export function knownAt(ref: Rollout, entity: string, opening: readonly string[]
   return j + 1;
 }
 
-/** Plan `plan` with its calls on `entity` from `at` on left out: what follows an added call put at `at`. */
-export const afterKnown = (plan: readonly Action[], at: number, entity: string): Action[] => [
-  ...plan.slice(0, at),
-  ...plan.slice(at).filter((a) => !namesEntity(a, entity)),
-];
+/**
+ * Where an added call on `entity` also goes (redteam-trust20 T7, redteam-trust21 R6): where the entity is first known
+ * (`knownAt`), when that is before `place`, so a refusal the allowed calls bring about later is no evidence for the
+ * rule. The plan's later calls on the entity are left out there: one may replace the added call (an honest decision
+ * made twice), and a read of it must not keep the early place from being tried. Null where there is no earlier place.
+ */
+export function knownLog(
+  ref: Rollout,
+  plan: readonly Action[],
+  entity: string,
+  opening: readonly string[],
+  place: number,
+): { plan: Action[]; at: number } | null {
+  const at = knownAt(ref, entity, opening);
+  if (at >= place) return null;
+  return { plan: [...plan.slice(0, at), ...plan.slice(at).filter((a) => !namesEntity(a, entity))], at };
+}
 
 /** The log of a plan with `calls` (the reads, the added call, its follow-up) at `place`, then the finish. */
 export const withCallsAt = (plan: readonly Action[], place: number, calls: readonly Action[], finish: Action) => [
