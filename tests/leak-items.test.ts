@@ -29,7 +29,8 @@ function samples(tell: Tell, count = 80): ReaderSample[] {
       const row = `- ${shown}: ${(cells[k] as string[]).join(', ')}${mine && tell === 'star' ? ' *' : ''}`;
       return mine && tell === 'indent' ? `  ${row}` : row;
     };
-    const prompt = `Daily highs at the stations, in order:\n${names.map(line).join('\n')}\n\nWhich station had the highest mean?`;
+    const rowsText = names.map(line).join('\n');
+    const prompt = `Daily highs at the stations, in order:\n${rowsText}\n\nWhich station had the highest mean?`;
     return { seed: i, level: 1 + (i % 2), reference: `<answer>${names[best]}</answer>`, instance: { prompt } };
   });
 }
