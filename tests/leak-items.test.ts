@@ -56,6 +56,20 @@ describe("the list items reader: a row singled out by its text's look, judged ag
     expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);
   });
 
+  it('a line of the prompt that mentions the answer among much else is no item naming it', () => {
+    const lines = Array.from({ length: 60 }, (_, i): ReaderSample => {
+      const r = rng(i + 3);
+      const moves = Array.from({ length: 4 + (i % 3) }, (_, k) => `J${2 + k * 5 + r(5)}`);
+      const win = moves[r(moves.length)] as string;
+      const prompt =
+        `A token stands on cell ${r(40)}. Its legal moves: ${moves.join(', ')}.\n` +
+        `Which move lands exactly on cell ${r(99)}?\nAnswer with the move, as <answer>move</answer>.`;
+      return { seed: i, level: 1 + (i % 2), reference: `<answer>${win}</answer>`, instance: { prompt } };
+    });
+    const overall = pooled(lines, ITEMS);
+    expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);
+  });
+
   it('answers that are in no list item, or in several, are not read', () => {
     const none = samples('fraction').map((s) => ({ ...s, reference: '<answer>Zennor</answer>' }));
     expect(pooled(none, ITEMS)).toBeNull();

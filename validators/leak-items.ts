@@ -38,9 +38,11 @@ function caseOf(lists: ListItem[][], rank: number, answer: string[]): Featured |
   const items = rank >= 0 ? lists[rank] : lists[lists.length + rank];
   if (!items || items.length < MIN_ITEMS || items.length > MAX_ITEMS) return null;
   const want = answer.join(' ');
-  const holds = items.flatMap((item, i) =>
-    item.tokens.some((_, at) => item.tokens.slice(at, at + answer.length).join(' ') === want) ? [i] : [],
-  );
+  // An item names the answer where it opens or closes with it (a row's label, a bullet's value): a line that only
+  // mentions it among much else (a sentence of the prompt listing every option) is no item of that list.
+  const names = (t: string[]) =>
+    t.slice(0, answer.length).join(' ') === want || t.slice(-answer.length).join(' ') === want;
+  const holds = items.flatMap((item, i) => (names(item.tokens) ? [i] : []));
   if (holds.length !== 1) return null;
   const raws = items.map((x) => x.raw);
   // The options family's features read the item without its list marker ("10." is no number of the item's).
