@@ -166,6 +166,18 @@ const CASES: Case[] = [
     code: 'E_ANSWER_LEAK',
     honest: 'redteam/rt4-honest-shuffled-cities.js',
   },
+  {
+    check: 'readers',
+    hack: 'redteam-st20/hack-half-degree.js',
+    code: 'E_ANSWER_LEAK',
+    honest: 'redteam-st20/honest-half-degree.js',
+  },
+  {
+    check: 'quantities',
+    hack: 'redteam-st20/hack-unit-restated.js',
+    code: 'E_ACCEPTS_RESTATED',
+    honest: 'redteam-st20/honest-unit-restated.js',
+  },
 ];
 
 // Three recorded validation seeds keep CI deterministic; ENVFORGE_RANDOM_SEEDS=1 adds a fresh random one (a

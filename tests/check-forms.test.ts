@@ -8,6 +8,7 @@ import { constantCandidates, surfaceForms } from '../validators/constants.js';
 import { equivalentForms } from '../validators/equivalents.js';
 import { answerList, listedItems, promptGuesses } from '../validators/prompt-guesses.js';
 import { notationForms } from '../validators/notations.js';
+import { quantityRuns } from '../validators/quantities.js';
 import { coarseRenderings } from '../validators/renderings.js';
 import { choiceSample, pooled } from './helpers/readers.js';
 
@@ -125,6 +126,27 @@ describe('the notation forms of a numeric answer', () => {
     expect(notationForms('0.4').some((f) => f.form.startsWith('suffix'))).toBe(false);
     expect(notationForms('north')).toEqual([]);
     expect(notationForms('1/2')).toEqual([]);
+  });
+});
+
+describe("the prompt's quantities as printed (the question restated in a unit)", () => {
+  it('keeps a compound quantity together, as printed, with its numbers alone as the control', () => {
+    const prompt = "A surveyor's note gives the distance as 3 mi 420 yd 2 ft.\nHow long is that in metres?";
+    expect(quantityRuns(prompt)).toEqual([{ text: '3 mi 420 yd 2 ft', plain: '3 420 2' }]);
+  });
+
+  it('joins pairs across a comma or "and" as well, longer runs first, and stops at a sentence', () => {
+    expect(quantityRuns('It took 2h, 45min and 3s. Then 7 laps.')).toEqual([
+      { text: '2h 45min 3s', plain: '2 45 3' },
+      { text: '2h', plain: '2' },
+      { text: '45min', plain: '45' },
+      { text: '3s', plain: '3' },
+    ]);
+  });
+
+  it('finds nothing in an expression or a prompt without a number followed by a word', () => {
+    expect(quantityRuns('Evaluate 3 + 4 * (2 - 1).')).toEqual([]);
+    expect(quantityRuns('Name the capital of France.')).toEqual([]);
   });
 });
 

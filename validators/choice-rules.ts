@@ -50,14 +50,14 @@ const ARITHMETIC: Array<[string, (v: number) => number]> = [
 /** Features whose every value is a rule of its own ("the option whose number is even"). */
 const CATEGORICAL = new Set(ARITHMETIC.map(([name]) => name).filter((n) => !n.startsWith('digit sum')));
 
-interface Featured {
+export interface Featured {
   k: number;
   truth: number;
   texts: string[];
   values: Map<string, number[]>;
 }
 
-function featurise(c: ChoiceCase, textCounts: Map<string, number>): Featured {
+export function featurise(c: ChoiceCase, textCounts: Map<string, number>): Featured {
   const texts = c.choices.texts.map((t) => normalizeAnswer(t).toLowerCase().slice(0, 400));
   const body = c.choices.body.toLowerCase();
   const bodyTokens = new Set(tokenize(body, 20_000));
@@ -113,7 +113,7 @@ function oddOneOut(values: number[]): number[] {
 }
 
 /** What a rule picks on one case. Rules are strings: "pos:p", "last", "text:T", "max:F", "min:F", "odd:F", "is:F=c". */
-function picks(rule: string, f: Featured): number[] {
+export function picks(rule: string, f: Featured): number[] {
   const [kind, rest] = [
     rule.slice(0, rule.indexOf(':') < 0 ? rule.length : rule.indexOf(':')),
     rule.slice(rule.indexOf(':') + 1),

@@ -10,9 +10,10 @@ import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 const RANKS = 12;
 const MAX_LISTS = 3;
 const OFFSETS = [0, 1, 2, 3, -1, -2]; // from the item's start; negative: the answer ends that many tokens from its end
-const MAX_ANSWER_TOKENS = 6;
-const MARKER = /^\s*(?:[-*\u2022+]|\d{1,3}[.)]|[A-Za-z][.)]|\(\w{1,3}\)|\|)\s*/;
-const lower = (text: string) => tokenize(text.slice(0, 2_000), 200).map((t) => t.toLowerCase());
+export const MAX_ANSWER_TOKENS = 6;
+export const MARKER = /^\s*(?:[-*\u2022+]|\d{1,3}[.)]|[A-Za-z][.)]|\(\w{1,3}\)|\|)\s*/;
+/** Text as the lists readers compare it: its first 200 tokens, lowercased. */
+export const lower = (text: string) => tokenize(text.slice(0, 2_000), 200).map((t) => t.toLowerCase());
 
 /**
  * A part without its closing stops, trimmed (a scan from the end: a pattern anchored at the end rescans from every
@@ -24,19 +25,25 @@ function trimStops(part: string): string {
   return part.slice(0, end).trim();
 }
 
+/** An item of a prompt list: its text as printed (a line with its marker and indentation) and its lowercase tokens. */
+export interface ListItem {
+  raw: string;
+  tokens: string[];
+}
+
 /**
- * The prompt's lists, in order, each a list of items as lowercase tokens: runs of two or more lines of one shape, and
- * inline lists of three or more.
+ * The prompt's lists, in order, each a list of items: runs of two or more lines of one shape, and inline lists of
+ * three or more.
  */
-export function promptLists(prompt: string, max = 40): string[][][] {
+export function promptItemLists(prompt: string, max = 40): ListItem[][] {
   const lines = prompt.slice(0, 50_000).split('\n').slice(0, 2_000);
-  const lists: Array<{ at: number; items: string[][] }> = [];
+  const lists: Array<{ at: number; items: ListItem[] }> = [];
   let run: string[] = [];
   let kind: string | null = null;
   const flush = (at: number) => {
     // Plain lines make a list from three on (two may be a sentence and a question); marked lines from two.
     if (run.length >= (kind === 'plain' ? 3 : 2))
-      lists.push({ at: at - run.length, items: run.map((l) => lower(l.replace(MARKER, ''))) });
+      lists.push({ at: at - run.length, items: run.map((l) => ({ raw: l, tokens: lower(l.replace(MARKER, '')) })) });
     run = [];
   };
   lines.forEach((line, i) => {
@@ -57,16 +64,20 @@ export function promptLists(prompt: string, max = 40): string[][][] {
         .split(/ ?[,;] ?(?:and |or )?| (?:and|or) /)
         .map(trimStops)
         .filter(Boolean);
-      if (parts.length >= 3) lists.push({ at: i, items: parts.map(lower) });
+      if (parts.length >= 3) lists.push({ at: i, items: parts.map((p) => ({ raw: p, tokens: lower(p) })) });
     }
   });
   flush(lines.length);
   return lists
     .sort((a, b) => a.at - b.at)
-    .map((l) => l.items.filter((t) => t.length > 0))
+    .map((l) => l.items.filter((t) => t.tokens.length > 0))
     .filter((l) => l.length >= 2)
     .slice(0, max);
 }
+
+/** The prompt's lists, each a list of items as lowercase tokens (promptItemLists). */
+export const promptLists = (prompt: string, max = 40): string[][][] =>
+  promptItemLists(prompt, max).map((l) => l.map((x) => x.tokens));
 
 /**
  * A rule: the list (from the start or the end), the item's rank in it (from the start or the end), the token offset in

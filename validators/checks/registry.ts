@@ -40,6 +40,7 @@ import { notationCheck } from './notation.js';
 import { otherAnswerCheck } from './other-answer.js';
 import { perturbedCheck } from './perturbed.js';
 import { promptTokensCheck } from './prompt-tokens.js';
+import { quantitiesCheck } from './quantities.js';
 import { readersCheck } from './readers.js';
 import { stuffingCheck } from './stuffing.js';
 
@@ -61,6 +62,7 @@ export const CHECKS: readonly AnyCheck[] = [
   acceptanceCheck,
   notationCheck,
   grammarCheck,
+  quantitiesCheck,
   completenessCheck,
   guessingCheck,
   readersCheck,

@@ -1,0 +1,117 @@
+// A reader family (readers.ts) that reads a prompt list's items as options: where the answer is one item of a list
+// (a row, a bullet, a table line), a cheap feature of the items' text proposes the item it singles out (the one whose
+// value no other item shares, the one with a value, the most or fewest marks), judged against 1/K like the options
+// family whose features it reuses; features that rank items by the value of their numbers are left out, as that
+// ranking may be the task itself ("the row with the highest mean").
+import { answerContent } from '../sandbox/answer.js';
+import { featurise, type Featured, picks } from './choice-rules.js';
+import { type ListItem, lower, MARKER, MAX_ANSWER_TOKENS, promptItemLists } from './leak-lists.js';
+import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
+
+const MAX_LISTS = 3;
+const MIN_ITEMS = 3;
+const MAX_ITEMS = 40;
+/** Ordinary punctuation: every other character that is no letter, digit or space is a mark (markup, a star, a tick). */
+const ORDINARY = new Set([...'.,:;\'"()-/%°+!?']);
+
+/** Features of an item's printed text alone, none needing the task's work. */
+const TEXT: Array<[string, (raw: string) => number]> = [
+  ['count of numbers with a fractional part in it', (raw) => raw.match(/\d\.\d/g)?.length ?? 0],
+  ['count of marks in it', (raw) => [...raw].filter((c) => !/[\p{L}\p{N}\s]/u.test(c) && !ORDINARY.has(c)).length],
+  ['count of words in capitals in it', (raw) => raw.match(/\b\p{Lu}{2,}\b/gu)?.length ?? 0],
+  ['case of its first letter', (raw) => Number(/^[^\p{L}]*\p{Lu}/u.test(raw))],
+  ['indentation', (raw) => raw.length - raw.trimStart().length],
+  ['length class', (raw) => Math.round(Math.log2(1 + raw.trim().length))],
+];
+/** Features of the options family read here: the look of an item's first number, not its value. */
+const LOOK = ['digit count of its number', 'sign of its number', 'trailing zeros of its number'];
+/** Formatting counts, where the item with the most (or fewest) is a rule too. */
+const RANKED = new Set(TEXT.slice(0, 5).map(([name]) => name));
+
+interface Rule {
+  list: number;
+  option: string;
+}
+
+/** The list at `rank` (from the end when negative) read as options, or null where the answer is in no one item. */
+function caseOf(lists: ListItem[][], rank: number, answer: string[]): Featured | null {
+  const items = rank >= 0 ? lists[rank] : lists[lists.length + rank];
+  if (!items || items.length < MIN_ITEMS || items.length > MAX_ITEMS) return null;
+  const want = answer.join(' ');
+  // An item names the answer where it opens or closes with it (a row's label, a bullet's value): a line that only
+  // mentions it among much else (a sentence of the prompt listing every option) is no item of that list.
+  const names = (t: string[]) =>
+    t.slice(0, answer.length).join(' ') === want || t.slice(-answer.length).join(' ') === want;
+  const holds = items.flatMap((item, i) => (names(item.tokens) ? [i] : []));
+  if (holds.length !== 1) return null;
+  const raws = items.map((x) => x.raw);
+  // The options family's features read the item without its list marker ("10." is no number of the item's).
+  const texts = raws.map((r) => r.replace(MARKER, ''));
+  const f = featurise({ choices: { labels: [], texts, body: '' }, truth: holds[0] as number }, new Map());
+  const values = new Map([...f.values].filter(([name]) => LOOK.includes(name)));
+  for (const [name, of] of TEXT) values.set(name, raws.map(of));
+  return { ...f, values };
+}
+
+const RANKS = [
+  ...Array.from({ length: MAX_LISTS }, (_, k) => k),
+  ...Array.from({ length: MAX_LISTS }, (_, k) => -1 - k),
+];
+
+/** The option rules of one case that pick its right item (the options family's rule strings). */
+function* optionRules(f: Featured): Generator<string> {
+  for (const [feature, values] of f.values) {
+    const kinds = RANKED.has(feature) ? ['odd', 'max', 'min'] : ['odd'];
+    for (const kind of kinds) yield `${kind}:${feature}`;
+    const v = values[f.truth] as number;
+    if (Number.isFinite(v)) yield `is:${feature}=${v}`;
+  }
+}
+
+/** The list items reader: applies where at least 80% of the answers are one item of a prompt list. */
+export const ITEMS: ReaderFamily = {
+  name: "a prompt list's item singled out by a feature of its text",
+  code: 'E_ANSWER_LEAK',
+  prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
+    const answers = samples.map((e) => lower(answerContent(e.reference)));
+    const cases = samples.map((e, i) => {
+      const a = answers[i] as string[];
+      if (a.length === 0 || a.length > MAX_ANSWER_TOKENS) return new Map<number, Featured>();
+      const lists = promptItemLists(e.instance.prompt);
+      return new Map(RANKS.flatMap((r) => (caseOf(lists, r, a) ? [[r, caseOf(lists, r, a) as Featured]] : [])));
+    });
+    if (cases.filter((c) => c.size > 0).length < 0.8 * samples.length) return null;
+    const earned = (rule: Rule, i: number) => {
+      const f = cases[i]?.get(rule.list);
+      if (!f) return 0;
+      const p = picks(rule.option, f);
+      return p.includes(f.truth) ? 1 / p.length : 0;
+    };
+    return {
+      *fit(i) {
+        for (const [list, f] of cases[i] ?? [])
+          for (const option of optionRules(f)) {
+            const c = earned({ list, option }, i);
+            if (c > 0) yield [JSON.stringify({ list, option }), c];
+          }
+      },
+      credit: (rule, i) => earned(JSON.parse(rule) as Rule, i),
+      nominal: (i) => 1 / ([...(cases[i]?.values() ?? [])][0]?.k ?? 1),
+      describe(rule) {
+        const { list, option } = JSON.parse(rule) as Rule;
+        const where = list >= 0 ? `list ${list + 1}` : list === -1 ? 'the last list' : `list ${-list} from the end`;
+        return `the answer is the item of the prompt's ${where} ${describeOption(option)}`;
+      },
+    };
+  },
+};
+
+function describeOption(option: string): string {
+  const colon = option.indexOf(':');
+  const [kind, rest] = [option.slice(0, colon), option.slice(colon + 1)];
+  if (kind === 'max') return `with the highest ${rest}`;
+  if (kind === 'min') return `with the lowest ${rest}`;
+  if (kind === 'odd') return `whose ${rest} no other item shares`;
+  const eq = rest.lastIndexOf('=');
+  return `whose ${rest.slice(0, eq)} is ${rest.slice(eq + 1)}`;
+}
