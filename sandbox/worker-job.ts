@@ -16,7 +16,7 @@ import { beginJobWrites, flush, forward, letWritesOut, readChunk, send, type Chu
  */
 const STARVED_RERUNS = 2;
 
-/** Running jobs the supervisor asked to yield (YieldMessage), by id. */
+/** Jobs the supervisor asked to yield (YieldMessage), by id: the one running, or one sent to run after it. */
 const yieldAsked = new Set<number>();
 
 /** The supervisor asked job `id` to yield: it does once its slice is spent (SandboxLimits.yieldAfterMs). */
@@ -25,6 +25,8 @@ export function askToYield(id: number): void {
 }
 
 export async function runJob(job: JobMessage, source: string): Promise<void> {
+  // Job ids grow: a request for an earlier job (one that ended before it arrived) is forgotten.
+  for (const id of yieldAsked) if (id < job.id) yieldAsked.delete(id);
   try {
     await runCalls(job, source);
   } finally {

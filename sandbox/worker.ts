@@ -83,10 +83,7 @@ async function onJob(job: JobMessage): Promise<void> {
 let jobs = Promise.resolve();
 process.on('message', (raw: unknown) => {
   const received = raw as JobMessage | JobsMessage | YieldMessage;
-  if (received.type === 'yield') {
-    if (received.id === current) askToYield(received.id);
-    return;
-  }
+  if (received.type === 'yield') return askToYield(received.id); // it may come before its job (sent together)
   const each = received.type === 'jobs' ? received.jobs : received.type === 'job' ? [received] : [];
   for (const job of each) {
     const waiting = resent.get(job.id);
