@@ -174,7 +174,7 @@ export interface WorkBudget {
   spentMs: number;
 }
 
-/** The start of the failure message (code E_TIMEOUT, fn call) of a call its job's time slice (yieldAfterMs) left unrun. */
+/** How the failure (E_TIMEOUT, fn call) of a call its job's time slice (yieldAfterMs) left unrun begins. */
 export const YIELDED_MESSAGE = "not run: the job's time slice";
 
 export const DEFAULT_LIMITS = {

@@ -60,10 +60,12 @@ async function runCalls(job: JobMessage, source: string): Promise<void> {
   const { limits } = job;
   const prepared = prepareCalls(job.calls, entry.name);
   const limitsText = JSON.stringify(limits);
-  // A job with a time slice hands its worker back when asked, once the slice is spent and a call of it has finished; its
-  // crossings return at least that often, so the request is read (letWritesOut turns the loop) between calls.
+  // A job with a time slice hands its worker back when asked, once the slice is spent and a call of it has finished;
+  // the request is read between crossings (letWritesOut turns the loop), which return at least every sliceMs.
   const yieldAt = performance.now() + (limits.yieldAfterMs ?? Infinity);
-  const sliceMs = Math.min(limits.sliceMs, limits.yieldAfterMs ?? Infinity);
+  // Crossings return at the job's slice only once asked (the supervisor's request is read between them).
+  const sliceMs = () =>
+    yieldAsked.has(job.id) ? Math.min(limits.sliceMs, limits.yieldAfterMs ?? Infinity) : limits.sliceMs;
   const sliceSpent = (at: number) => at > 0 && yieldAsked.has(job.id) && performance.now() >= yieldAt;
   let position = 0;
   let failures = 0;
@@ -109,7 +111,7 @@ async function runCalls(job: JobMessage, source: string): Promise<void> {
       break;
     }
     if (sliceSpent(position)) {
-      const message = `${YIELDED_MESSAGE} of ${limits.yieldAfterMs} ms was spent before this call; it runs in a later job`;
+      const message = `${YIELDED_MESSAGE} of ${limits.yieldAfterMs} ms was spent before this call; it runs later`;
       send({
         type: 'failed',
         id: job.id,
@@ -146,7 +148,7 @@ async function runCalls(job: JobMessage, source: string): Promise<void> {
       while (done < crossing && !sliceSpent(crossingStart + done)) {
         cpuAt = process.cpuUsage();
         const chunk = readChunk(
-          compiled.realm.next.applySync(undefined, [sliceMs], {
+          compiled.realm.next.applySync(undefined, [sliceMs()], {
             timeout: limits.callTimeoutMs + limits.sliceMs,
           }),
           crossing,

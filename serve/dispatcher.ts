@@ -5,7 +5,7 @@
 // another's caused, and each call is answered as its result arrives, not when its job ends. Once another client's calls
 // wait, a group holds its worker for a time slice (GROUP_SLICE_MS) and a call more at most; each client is charged the
 // time its calls took.
-// Every job, the groups and the jobs of one client's alone (replays, re-runs), waits for its turn in the one SandboxGate.
+// Every job, the groups and the jobs of one client's alone (replays, re-runs), waits for its turn in the SandboxGate.
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { attribute, isShared, stands, type OwnedCall } from './job-attribution.js';
@@ -15,10 +15,10 @@ import { SandboxGate, SHARED_OWNER } from './sandbox-gate.js';
 const MAX_CALLS_PER_JOB = 256;
 const MAX_JOB_CHARS = 8 << 20;
 /**
- * How long a group may hold its worker, once another client's calls wait, before the calls it has not reached go back to
- * their queues (each job of it a share, at least MIN_JOB_SLICE_MS; sandbox/worker-job.ts: yieldAfterMs), plus the call
- * in flight: another client's call waits for a slice and a call of each client ahead of it, never for a whole job of 256
- * slow calls (red team V20-2). A group no other client waits behind runs whole (one crossing, its step memo whole).
+ * How long a group may hold its worker, once another client's calls wait, before the calls it has not reached go back
+ * to their queues (each job of it a share, at least MIN_JOB_SLICE_MS; sandbox/worker-job.ts: yieldAfterMs), plus the
+ * call in flight: another client's call waits for a slice and a call of each client ahead of it, never for a whole job
+ * of 256 slow calls (red team V20-2). A group no other client waits behind runs whole (one crossing, one step memo).
  */
 const GROUP_SLICE_MS = 50;
 const MIN_JOB_SLICE_MS = 10;
@@ -212,9 +212,9 @@ export class Dispatcher {
   }
 
   /**
-   * Hands a job's results to its calls (job-attribution.ts; those that stood were answered as they arrived): a call that
-   * did not run waits for the next job of its queue, and one that failed in a job shared with other clients runs again
-   * among its client's calls only. Each client is charged in the gate the time its calls took, in call budgets.
+   * Hands a job's results to its calls (job-attribution.ts; those that stood were answered as they arrived): a call
+   * that did not run waits for the next job of its queue, and one that failed in a job shared with other clients runs
+   * again among its client's calls only. Each client is charged in the gate the time its calls took, in call budgets.
    */
   private settle(queue: Queue, batch: PendingCall[], results: CallResult[]): void {
     const used = new Map<string, number>();

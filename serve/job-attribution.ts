@@ -27,8 +27,8 @@ export function isUnrun(result: CallResult): result is Extract<CallResult, { ok:
 }
 
 /**
- * The worker's answer for a call its job's time slice did not reach (sandbox/worker-job.ts: yieldAfterMs): it goes on in
- * a later job, whoever's job it was. E_TIMEOUT is a code only the worker makes, never a guest.
+ * The worker's answer for a call its job's time slice did not reach (sandbox/worker-job.ts: yieldAfterMs): it goes on
+ * in a later job, whoever's job it was. E_TIMEOUT is a code only the worker makes, never a guest.
  */
 export function isYielded(result: CallResult): boolean {
   return (

@@ -32,8 +32,8 @@ export class SandboxGate {
   ) {}
 
   /**
-   * Charges `owner` `cost` (call budgets) for sandbox time it used in a job charged to no one when it was let through (a
-   * shared group's calls: dispatcher.ts charges each client the time its calls took): its later jobs wait accordingly.
+   * Charges `owner` `cost` (call budgets) for sandbox time it used in a job charged to no one when it was let through
+   * (a shared group's calls: dispatcher.ts charges each client the time its calls took): its later jobs wait for it.
    */
   charge(owner: string, cost: number): void {
     if (!(cost > 0)) return;

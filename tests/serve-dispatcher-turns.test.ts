@@ -86,7 +86,7 @@ describe("a module's waiting calls", () => {
     expect((await all).flat()).toHaveLength(900);
   });
 
-  it('answer each call as its result arrives, not when the job ends; a failure another call may owe waits', async () => {
+  it("answer each call as its result arrives, not at its job's end; a failure another call may owe waits", async () => {
     const { pool, jobs } = heldPool();
     const dispatcher = new Dispatcher(pool, 1_000, 1);
     const hostile = dispatcher.submit('m', 'src', calls(3), 'hostile');
