@@ -59,6 +59,14 @@ describe.runIf(closed('V20-2'))("V20-2 closed: a step waits for a slice of anoth
     // the next job; each of the attacker's first calls takes 100 ms or more (2^22 backtracking steps), so a few at most.
     expect(r.attackerBeforeVictim).toBeLessThanOrEqual(16);
   }, 300_000);
+
+  it('V20-2 variant: every one of the 64 steps distinct (none served from the crossing memo), the same', async () => {
+    // Was (base build, same host): the victim's step answered after all 64, 8,020 ms; each step runs for real here.
+    const r = await runScript('shared-job-wait.mjs', ['64', '22', 'distinct'], 240_000);
+    expect(r.attackerStatuses, JSON.stringify(r)).toEqual({ 200: 64 });
+    expect((r.victimUnderAttack as { status: number }).status).toBe(200);
+    expect(r.attackerBeforeVictim).toBeLessThanOrEqual(16);
+  }, 300_000);
 });
 
 describe.runIf(closed('V20-3'))('V20-3 closed: large bodies are gathered and parsed off the event loop', () => {
