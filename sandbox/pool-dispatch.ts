@@ -4,7 +4,16 @@
 import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
 import type { RunResult, SandboxPoolOptions } from './pool-options.js';
-import type { Call, JobMessage, JobsMessage, LoadInfo, PackedCalls, SandboxLimits, WorkerMessage } from './protocol.js';
+import type {
+  Call,
+  JobMessage,
+  JobsMessage,
+  LoadInfo,
+  PackedCalls,
+  SandboxLimits,
+  WorkerMessage,
+  YieldMessage,
+} from './protocol.js';
 import { callsForPipe } from './packed-calls.js';
 import { setRecent } from './recent.js';
 import type { ResultSlots } from './results.js';
@@ -38,6 +47,8 @@ export interface Job {
   reject(error: Error): void;
   /** RunRequest.onEnd: called from the pool's next pump, once the pool's state is whole (endedJobs). */
   onEnd?: () => void;
+  /** RunRequest.onStart: called as the job starts on its worker. */
+  onStart?: (askToYield: () => void) => void;
 }
 
 export type Worker = SupervisedWorker<Job>;
@@ -170,6 +181,14 @@ export abstract class PoolDispatch {
       worker.armJob(Math.max(0, left), { kind: 'budget', ms: Math.max(0, Math.round(left)), totalMs: budget.totalMs });
     else worker.armJob(own);
     this.watchMemory();
+    job.onStart?.(() => {
+      if (worker.job !== job || !worker.child.connected) return;
+      try {
+        worker.child.send({ type: 'yield', id: job.id } satisfies YieldMessage);
+      } catch {
+        // a worker past reading runs its job whole
+      }
+    });
   }
 
   /**

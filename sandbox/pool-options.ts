@@ -65,6 +65,17 @@ export interface RunRequest {
    * (serve/sandbox-gate.ts) can give the next one at the moment a worker is free, not promise hops later.
    */
   onEnd?: () => void;
+  /**
+   * Called with each call's result (by its index in `calls`) the moment the supervisor has it, before the job ends: the
+   * worker streams results as its calls finish, so a caller may answer a call without waiting for the rest of its job.
+   * A call's result never changes once given (the job's results hold the same one).
+   */
+  onResult?: (index: number, result: CallResult) => void;
+  /**
+   * Called when the job starts on its worker, with a function that asks it to hand the worker back once its time slice
+   * (limits.yieldAfterMs) is spent: the calls it has not reached then fail unrun (protocol.ts YIELDED_MESSAGE).
+   */
+  onStart?: (askToYield: () => void) => void;
 }
 export interface RunResult<R = CallResult> {
   load: LoadInfo;

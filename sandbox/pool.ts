@@ -53,8 +53,11 @@ export class SandboxPool extends PoolDispatch {
         : 1;
     if (shards <= 1) return this.enqueue(request, calls, convert);
     const size = Math.ceil(calls.length / shards);
+    const { onResult } = request;
+    const part = (i: number): RunRequest =>
+      onResult ? { ...request, onResult: (index, result) => onResult(i * size + index, result) } : request;
     const parts = await Promise.all(
-      Array.from({ length: shards }, (_, i) => this.enqueue(request, calls.slice(i * size, (i + 1) * size), convert)),
+      Array.from({ length: shards }, (_, i) => this.enqueue(part(i), calls.slice(i * size, (i + 1) * size), convert)),
     );
     return {
       load: (parts[0] as RunResult<unknown>).load,
@@ -137,12 +140,13 @@ export class SandboxPool extends PoolDispatch {
       limits,
       fresh: request.fresh ?? false,
       ...(request.lifetime !== undefined ? { lifetime: request.lifetime } : {}),
-      results: new ResultSlots(calls, convert),
+      results: new ResultSlots(calls, convert, request.onResult),
       started: 0,
       setupMs: 0,
       resolve,
       reject,
       ...(request.onEnd ? { onEnd: request.onEnd } : {}),
+      ...(request.onStart ? { onStart: request.onStart } : {}),
     };
   }
 

@@ -152,6 +152,13 @@ export interface SandboxLimits {
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
   jobTimeoutMs?: number;
   /**
+   * The job's time slice: once it has run this long (from its first call), finished a call and been asked to yield (a
+   * YieldMessage), its worker hands it back and the calls it did not reach fail unrun with YIELDED_MESSAGE, for the
+   * caller to run in a later job (the reward service's shared jobs: no client's calls hold a worker past a slice while
+   * another's wait). Never asked, a job runs whole.
+   */
+  yieldAfterMs?: number;
+  /**
    * Worker time shared by every job of one caller (the validator's candidate): each job may run only for
    * what is left, is killed with E_TOO_SLOW past it, and a job that finds it spent does not start. A finished
    * job is charged its worker's CPU time (or a quarter of its wall time, if more: a job that idles is not free),
@@ -166,6 +173,9 @@ export interface WorkBudget {
   readonly totalMs: number;
   spentMs: number;
 }
+
+/** How the failure (E_TIMEOUT, fn call) of a call its job's time slice (yieldAfterMs) left unrun begins. */
+export const YIELDED_MESSAGE = "not run: the job's time slice";
 
 export const DEFAULT_LIMITS = {
   memoryMb: 128,
@@ -251,6 +261,11 @@ export interface JobMessage {
   lifetime?: number;
 }
 /** Jobs sent to one worker in one message, run there in this order (pool.runTogether). */
+/** The supervisor asks the job `id` to hand its worker back once its slice is spent (SandboxLimits.yieldAfterMs). */
+export interface YieldMessage {
+  type: 'yield';
+  id: number;
+}
 export interface JobsMessage {
   type: 'jobs';
   jobs: JobMessage[];

@@ -32,6 +32,8 @@ export class ResultSlots<R = CallResult> {
   constructor(
     readonly calls: Call[],
     convert?: Convert<R>,
+    /** Told each call's result as it is set (RunRequest.onResult). */
+    private readonly onPut?: (id: number, result: CallResult) => void,
   ) {
     this.slots = new Array(calls.length);
     this.convert = convert ?? ((result) => result as R);
@@ -45,22 +47,27 @@ export class ResultSlots<R = CallResult> {
   put(id: number, result: CallResult): void {
     if (!Number.isSafeInteger(id) || id < 0 || id >= this.slots.length || this.slots[id] !== undefined) return;
     const call = this.calls[id] as Call;
+    let given = result;
     try {
       this.slots[id] = this.convert(result, call);
     } catch (error) {
       // This runs in the supervisor's message handler: a throw here would take the host down, not fail the call.
-      this.slots[id] = this.convert(
-        {
-          ok: false,
-          code: 'E_PROTOCOL',
-          message: `the sandbox's result could not be read: ${error instanceof Error ? error.message : String(error)}`,
-          fn: 'call',
-          ms: 0,
-        },
-        call,
-      );
+      given = {
+        ok: false,
+        code: 'E_PROTOCOL',
+        message: `the sandbox's result could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        fn: 'call',
+        ms: 0,
+      };
+      this.slots[id] = this.convert(given, call);
     }
     this.filled++;
+    if (!this.onPut) return;
+    try {
+      this.onPut(id, given);
+    } catch {
+      // the caller's listener failing is its own affair: the job's results still hold this one
+    }
   }
 
   /** Fails calls from..from+count-1 that have no result yet. */

@@ -2,7 +2,7 @@
 // finish; after a failure, what finished is salvaged, the culprit is found by re-running calls one per crossing
 // (and work a call left behind is charged to the guest function that left it), and the realm is replaced.
 import type { ProblemCode } from '../contract/codes.js';
-import { maxChunkChars, type JobMessage, type LoadInfo } from './protocol.js';
+import { maxChunkChars, YIELDED_MESSAGE, type JobMessage, type LoadInfo } from './protocol.js';
 import { runStepped } from './left-behind.js';
 import { classify, GuestFailure, type Realm } from './realm.js';
 import { crossingArgs, prepareCalls, type Prepared } from './crossing.js';
@@ -16,7 +16,25 @@ import { beginJobWrites, flush, forward, letWritesOut, readChunk, send, type Chu
  */
 const STARVED_RERUNS = 2;
 
+/** Jobs the supervisor asked to yield (YieldMessage), by id: the one running, or one sent to run after it. */
+const yieldAsked = new Set<number>();
+
+/** The supervisor asked job `id` to yield: it does once its slice is spent (SandboxLimits.yieldAfterMs). */
+export function askToYield(id: number): void {
+  yieldAsked.add(id);
+}
+
 export async function runJob(job: JobMessage, source: string): Promise<void> {
+  // Job ids grow: a request for an earlier job (one that ended before it arrived) is forgotten.
+  for (const id of yieldAsked) if (id < job.id) yieldAsked.delete(id);
+  try {
+    await runCalls(job, source);
+  } finally {
+    yieldAsked.delete(job.id);
+  }
+}
+
+async function runCalls(job: JobMessage, source: string): Promise<void> {
   beginJobWrites();
   const cachedBefore = cache.has(job.hash) && !job.fresh;
   const entry = entryFor(job, source);
@@ -42,6 +60,13 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
   const { limits } = job;
   const prepared = prepareCalls(job.calls, entry.name);
   const limitsText = JSON.stringify(limits);
+  // A job with a time slice hands its worker back when asked, once the slice is spent and a call of it has finished;
+  // the request is read between crossings (letWritesOut turns the loop), which return at least every sliceMs.
+  const yieldAt = performance.now() + (limits.yieldAfterMs ?? Infinity);
+  // Crossings return at the job's slice only once asked (the supervisor's request is read between them).
+  const sliceMs = () =>
+    yieldAsked.has(job.id) ? Math.min(limits.sliceMs, limits.yieldAfterMs ?? Infinity) : limits.sliceMs;
+  const sliceSpent = (at: number) => at > 0 && yieldAsked.has(job.id) && performance.now() >= yieldAt;
   let position = 0;
   let failures = 0;
   let lastCode: ProblemCode = 'E_TIMEOUT';
@@ -85,6 +110,19 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
       );
       break;
     }
+    if (sliceSpent(position)) {
+      const message = `${YIELDED_MESSAGE} of ${limits.yieldAfterMs} ms was spent before this call; it runs later`;
+      send({
+        type: 'failed',
+        id: job.id,
+        from: position,
+        count: total - position,
+        code: 'E_TIMEOUT',
+        message,
+        fn: 'call',
+      });
+      break;
+    }
     try {
       realm();
     } catch (error) {
@@ -107,10 +145,10 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
     try {
       const [batchText, ...copies] = crossingArgs(slice);
       compiled.realm.begin.applySync(undefined, [batchText, limitsText, ...copies], { timeout: limits.loadTimeoutMs });
-      while (done < crossing) {
+      while (done < crossing && !sliceSpent(crossingStart + done)) {
         cpuAt = process.cpuUsage();
         const chunk = readChunk(
-          compiled.realm.next.applySync(undefined, [limits.sliceMs], {
+          compiled.realm.next.applySync(undefined, [sliceMs()], {
             timeout: limits.callTimeoutMs + limits.sliceMs,
           }),
           crossing,
@@ -123,7 +161,7 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
         done = chunk.cursor;
         await letWritesOut();
       }
-      position = end;
+      position = crossingStart + done; // the end, unless the job's slice was spent first
     } catch (error) {
       const failure = classify(error, isolate, 'the call');
       const worked = process.cpuUsage(cpuAt);

@@ -3,10 +3,10 @@
 // or wedge this whole process; the supervisor then kills and replaces it.
 import { guardAgainstOrphaning } from './orphan-guard.js';
 import { unpackCalls, withTools } from './packed-calls.js';
-import type { JobMessage, JobsMessage } from './protocol.js';
+import type { JobMessage, JobsMessage, YieldMessage } from './protocol.js';
 import { warmSetup, watchSetup } from './realm.js';
 import { cache } from './worker-cache.js';
-import { runJob } from './worker-job.js';
+import { askToYield, runJob } from './worker-job.js';
 import { flush, send } from './worker-outbox.js';
 
 /** The job running now, which a setup of the sandbox's own is reported to. */
@@ -82,7 +82,8 @@ async function onJob(job: JobMessage): Promise<void> {
 // Jobs run one after another: a job now yields between crossings (letWritesOut), so one must not start meanwhile.
 let jobs = Promise.resolve();
 process.on('message', (raw: unknown) => {
-  const received = raw as JobMessage | JobsMessage;
+  const received = raw as JobMessage | JobsMessage | YieldMessage;
+  if (received.type === 'yield') return askToYield(received.id); // it may come before its job (sent together)
   const each = received.type === 'jobs' ? received.jobs : received.type === 'job' ? [received] : [];
   for (const job of each) {
     const waiting = resent.get(job.id);

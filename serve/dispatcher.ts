@@ -1,16 +1,27 @@
 // Coalesces sandbox calls from concurrent requests: one job per module, the jobs of a worker's share of
 // the modules travelling together, at most two such groups per worker at once; what arrives meanwhile goes
-// into the next group, its clients' calls taken in turn. Each call carries its client: every job's results
-// reach its calls through job-attribution.ts, so no client's call keeps a failure another's caused. Every job, the
-// groups and the jobs of one client's alone (replays, re-runs), waits for its turn in the one SandboxGate.
+// into the next group, its clients' calls taken in turn (who used the sandbox least first). Each call carries its
+// client: every job's results reach its calls through job-attribution.ts, so no client's call keeps a failure
+// another's caused, and each call is answered as its result arrives, not when its job ends. Once another client's calls
+// wait, a group holds its worker for a time slice (GROUP_SLICE_MS) and a call more at most; each client is charged the
+// time its calls took.
+// Every job, the groups and the jobs of one client's alone (replays, re-runs), waits for its turn in the SandboxGate.
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
-import { attribute, type OwnedCall } from './job-attribution.js';
+import { attribute, isShared, stands, type OwnedCall } from './job-attribution.js';
 import { SandboxGate, SHARED_OWNER } from './sandbox-gate.js';
 
 /** Calls and response characters in one sandbox job. */
 const MAX_CALLS_PER_JOB = 256;
 const MAX_JOB_CHARS = 8 << 20;
+/**
+ * How long a group may hold its worker, once another client's calls wait, before the calls it has not reached go back
+ * to their queues (each job of it a share, at least MIN_JOB_SLICE_MS; sandbox/worker-job.ts: yieldAfterMs), plus the
+ * call in flight: another client's call waits for a slice and a call of each client ahead of it, never for a whole job
+ * of 256 slow calls (red team V20-2). A group no other client waits behind runs whole (one crossing, one step memo).
+ */
+const GROUP_SLICE_MS = 50;
+const MIN_JOB_SLICE_MS = 10;
 
 /** A failure of the sandbox itself (not of guest code): marks the call so the request can answer 503. */
 export const SANDBOX_FN = 'sandbox';
@@ -40,9 +51,19 @@ interface PendingCall extends OwnedCall {
  * A queue of calls for one module: shared by every client (keyed by the module's hash), or one client's re-runs alone.
  */
 interface Queue {
+  /** The module's hash, or the hash and the client of one client's re-runs alone. */
+  key: string;
   hash: string;
   source: string;
   calls: PendingCall[];
+}
+
+/** A group of jobs given the pool together: whose calls it holds, and whether it was asked to yield its worker. */
+interface Group {
+  owners: Set<string>;
+  asked: boolean;
+  /** Its started jobs' requests to yield (RunRequest.onStart). */
+  askers: Array<() => void>;
 }
 
 /** A share of the modules, pinned to it at first sight: their jobs travel together, at most perSlot groups at once. */
@@ -53,16 +74,19 @@ interface Slot {
 }
 
 /**
- * A job's worth of a queue's calls (taken out of it), its clients in turn (each one's calls in their order): one
- * client's backlog for a module delays another client's call by at most one job, never by the whole backlog.
+ * A job's worth of a queue's calls (taken out of it), its clients in turn (each one's calls in their order; the
+ * client `charge` ranks lowest first, ties in queue order): one client's backlog for a module delays another client's
+ * call by at most one job, never by the whole backlog.
  */
-function takeInTurn(queue: Queue, charsBefore: number): PendingCall[] {
-  const byOwner = Map.groupBy(queue.calls, (call) => call.owner);
+function takeInTurn(queue: Queue, charsBefore: number, charge: (owner: string) => number): PendingCall[] {
+  const byOwner = [...Map.groupBy(queue.calls, (call) => call.owner)]
+    .map(([owner, calls]) => ({ calls, rank: charge(owner) }))
+    .sort((a, b) => a.rank - b.rank);
   const taken = new Set<PendingCall>();
   let chars = charsBefore;
   for (let round = 0, more = true; more && taken.size < MAX_CALLS_PER_JOB; round++) {
     more = false;
-    for (const calls of byOwner.values()) {
+    for (const { calls } of byOwner) {
       const next = calls[round];
       if (!next || taken.size >= MAX_CALLS_PER_JOB) continue;
       if (taken.size > 0 && chars + next.chars > MAX_JOB_CHARS) return settleTaken(queue, taken);
@@ -94,6 +118,8 @@ export class Dispatcher {
   private readonly pinned = new Map<string, Slot>();
   private readonly perSlot: number;
   private scheduled = false;
+  /** Groups given to the gate and not yet settled. */
+  private readonly groups = new Set<Group>();
   /** The one fair scheduler every job of the service's waits in (sandbox-gate.ts). */
   readonly gate: SandboxGate;
 
@@ -139,7 +165,20 @@ export class Dispatcher {
       ({ call, chars }) => new Promise<CallResult>((resolve) => pending.push({ call, chars, resolve, owner })),
     );
     this.enqueue(hash, source, hash, pending, false);
+    this.askToYield(owner);
     return Promise.all(promises);
+  }
+
+  /**
+   * Calls of `owner`'s arrived: each group holding another client's calls is asked to hand its worker back once its
+   * slice is spent, so they wait for a slice of it, not for all of it.
+   */
+  private askToYield(owner: string): void {
+    for (const group of this.groups) {
+      if (group.asked || ![...group.owners].some((o) => o !== owner)) continue;
+      group.asked = true;
+      for (const ask of group.askers.splice(0)) ask();
+    }
   }
 
   /**
@@ -149,7 +188,7 @@ export class Dispatcher {
   private enqueue(key: string, source: string, hash: string, calls: PendingCall[], first: boolean): void {
     const slot = this.slotOf(hash);
     let queue = slot.queues.get(key);
-    if (!queue) slot.queues.set(key, (queue = { hash, source, calls: [] }));
+    if (!queue) slot.queues.set(key, (queue = { key, hash, source, calls: [] }));
     if (first) queue.calls.unshift(...calls);
     else queue.calls.push(...calls);
     this.schedule();
@@ -173,13 +212,17 @@ export class Dispatcher {
   }
 
   /**
-   * Hands a job's results to its calls (job-attribution.ts): a call that did not run waits for the next shared
-   * job, and one that failed in a job shared with other clients runs again among its client's calls only.
+   * Hands a job's results to its calls (job-attribution.ts; those that stood were answered as they arrived): a call
+   * that did not run waits for the next job of its queue, and one that failed in a job shared with other clients runs
+   * again among its client's calls only. Each client is charged in the gate the time its calls took, in call budgets.
    */
   private settle(queue: Queue, batch: PendingCall[], results: CallResult[]): void {
+    const used = new Map<string, number>();
+    batch.forEach((p, i) => used.set(p.owner, (used.get(p.owner) ?? 0) + Math.max(0, results[i]?.ms ?? 0)));
+    for (const [owner, ms] of used) this.gate.charge(owner, ms / this.callTimeoutMs);
     const { answered, requeue, isolate } = attribute(batch, results);
     for (const { call, result } of answered) call.resolve(result);
-    if (requeue.length > 0) this.enqueue(queue.hash, queue.source, queue.hash, requeue, true);
+    if (requeue.length > 0) this.enqueue(queue.key, queue.source, queue.hash, requeue, true);
     for (const owner of new Set(isolate.map((c) => c.owner))) {
       const own = isolate.filter((c) => c.owner === owner);
       for (const c of own) c.alone = true;
@@ -210,7 +253,7 @@ export class Dispatcher {
     let chars = 0;
     for (const [key, queue] of [...slot.queues]) {
       if (jobs.length > 0 && chars >= MAX_JOB_CHARS) break;
-      const batch = takeInTurn(queue, chars);
+      const batch = takeInTurn(queue, chars, (owner) => this.gate.chargeOf(owner));
       for (const call of batch) chars += call.chars;
       jobs.push({ queue, batch });
       // Round robin between queues: one with more waiting goes to the back.
@@ -218,19 +261,38 @@ export class Dispatcher {
       if (queue.calls.length > 0) slot.queues.set(key, queue);
     }
     slot.running++;
+    const group: Group = {
+      owners: new Set(jobs.flatMap((j) => j.batch.map((p) => p.owner))),
+      asked: false,
+      askers: [],
+    };
+    this.groups.add(group);
     let left = jobs.length;
     void this.gate.run(SHARED_OWNER, 1, (done) => {
       let inPool = jobs.length;
       const onEnd = () => --inPool === 0 && done();
+      const yieldAfterMs = Math.max(MIN_JOB_SLICE_MS, Math.floor(GROUP_SLICE_MS / jobs.length));
       const runs = this.pool.runTogether(
-        jobs.map((j) => ({
-          source: j.queue.source,
-          calls: j.batch.map((p) => p.call),
-          limits: { callTimeoutMs: this.callTimeoutMs },
-          onEnd,
-        })),
+        jobs.map(({ queue, batch }) => {
+          const shared = isShared(batch);
+          return {
+            source: queue.source,
+            calls: batch.map((p) => p.call),
+            limits: { callTimeoutMs: this.callTimeoutMs, yieldAfterMs },
+            onEnd,
+            onStart: (ask: () => void) => (group.asked ? ask() : group.askers.push(ask)),
+            // A call is answered the moment its result stands; the rest wait for the job's end (attribution).
+            onResult: (i: number, result: CallResult) => {
+              const p = batch[i];
+              if (p && stands(p, result, shared)) p.resolve(result);
+            },
+          };
+        }),
       );
-      this.settleGroup(slot, jobs, runs, () => --left);
+      this.settleGroup(slot, jobs, runs, () => {
+        if (--left === 0) this.groups.delete(group);
+        return left;
+      });
       return Promise.allSettled(runs);
     });
   }

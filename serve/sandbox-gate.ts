@@ -31,6 +31,20 @@ export class SandboxGate {
     readonly concurrency: number,
   ) {}
 
+  /**
+   * Charges `owner` `cost` (call budgets) for sandbox time it used in a job charged to no one when it was let through
+   * (a shared group's calls: dispatcher.ts charges each client the time its calls took): its later jobs wait for it.
+   */
+  charge(owner: string, cost: number): void {
+    if (!(cost > 0)) return;
+    this.charged.set(owner, Math.max(this.clock, this.charged.get(owner) ?? 0) + cost);
+  }
+
+  /** How far `owner` is charged past the virtual clock (0: not at all): who has used the sandbox least goes first. */
+  chargeOf(owner: string): number {
+    return Math.max(0, (this.charged.get(owner) ?? 0) - this.clock);
+  }
+
   /** Jobs waiting for their turn (not yet in the pool). */
   get waitingCount(): number {
     return this.waiting.length;

@@ -14,7 +14,6 @@ import { IncidentLog } from '../library/quarantine.js';
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v20');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
-const open = (id: string) => manifest.some((e) => e.id === id && e.status === 'open');
 const closed = (id: string) => manifest.some((e) => e.id === id && e.status === 'closed');
 const parseJson = JSON.parse;
 const concat = Buffer.concat;
@@ -47,15 +46,25 @@ describe.runIf(closed('V20-1'))("V20-1 closed: a client's unfinished bodies are 
   }, 180_000);
 });
 
-describe.runIf(open('V20-2'))('V20-2 open: a step waits for every call of the shared job it is packed into', () => {
-  it("V20-2: one client's 64 valid steps are all answered before another client's one cheap step", async () => {
+describe.runIf(closed('V20-2'))("V20-2 closed: a step waits for a slice of another client's job, not all of it", () => {
+  it("V20-2: another client's cheap step is answered before nearly all of a client's 64 slow steps", async () => {
     const r = await runScript('shared-job-wait.mjs', ['64', '22'], 240_000);
-    // No call of the attacker's fails: this is not rtv-2 (failures) but the job's length.
+    // No call of the attacker's fails (nor is left unrun by a slice: its yielded calls ran in later jobs).
+    expect(r.attackerStatuses, JSON.stringify(r)).toEqual({ 200: 64 });
+    expect(r.attackerErrors).toEqual([]);
+    expect((r.victimUnderAttack as { status: number }).status).toBe(200);
+    // Was 64 of 64 (the victim's step answered with the job's last call). Now the attacker's group yields its worker
+    // once the victim's call waits (after a 50 ms slice and the call in flight), and the victim's call runs first in
+    // the next job; each of the attacker's first calls takes 100 ms or more (2^22 backtracking steps): a few at most.
+    expect(r.attackerBeforeVictim).toBeLessThanOrEqual(16);
+  }, 300_000);
+
+  it('V20-2 variant: every one of the 64 steps distinct (none served from the crossing memo), the same', async () => {
+    // Was (base build, same host): the victim's step answered after all 64, 8,020 ms; each step runs for real here.
+    const r = await runScript('shared-job-wait.mjs', ['64', '22', 'distinct'], 240_000);
     expect(r.attackerStatuses, JSON.stringify(r)).toEqual({ 200: 64 });
     expect((r.victimUnderAttack as { status: number }).status).toBe(200);
-    // Still open: the victim's step is answered only when the job of the attacker's calls ends (a fair share would
-    // answer it after at most a call or two of the attacker's).
-    expect(r.attackerBeforeVictim).toBeGreaterThanOrEqual(60);
+    expect(r.attackerBeforeVictim).toBeLessThanOrEqual(16);
   }, 300_000);
 });
 
