@@ -127,8 +127,8 @@ export const codeMutants: CodeCheck = {
             form: `the mutant ${worst.change}`,
             what: 'mutant',
             reads:
-              `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference ` +
-              `solves, though others' tests kill it`,
+              `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its references solve ` +
+              `(alike but for literals and comments), though others' tests kill it`,
             evidence: () => ({ mutant: worst.change, survivesOn: worst.where }),
           },
           {
