@@ -2,8 +2,10 @@
 // formats normalised (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in
 // words as in "four thousand and seven": leak-words.ts), and simple relations of them at fixed places (a
 // number itself, ±1, ×k, ÷k, the sum, difference, midpoint, product or quotient of two, the last two with a
-// scale fitted on half the instances, as in 60 × a / b) are its rules. Scaled and two-number relations count
-// only in prompts with four numbers or more ("a + b" alone is the task, not a leak).
+// scale fitted on half the instances, as in 60 × a / b; one number times a fitted factor or plus a fitted
+// constant; the sum or mean of a run of 3-6 consecutive numbers or of one line's numbers) are its rules. Scaled
+// and two-number relations count only in prompts with four numbers or more ("a + b" alone is the task, not a
+// leak), a run or a line's sum in prompts with two numbers more than it reads.
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
@@ -34,6 +36,17 @@ export function digitRuns(prompt: string, max = 200): number[] {
   return out;
 }
 
+/** The numbers of each line of the prompt that holds two or more (at most 200 lines). */
+function lineNumbers(prompt: string): number[][] {
+  const out: number[][] = [];
+  for (const line of prompt.slice(0, 50_000).split('\n')) {
+    const nums = promptNumbers(line, 50);
+    if (nums.length >= 2) out.push(nums);
+    if (out.length >= 200) break;
+  }
+  return out;
+}
+
 /** Places a rule reads: the k-th number from the start (k < PLACES) and from the end (PLACES + k). */
 function position(place: number, n: number): number {
   const at = place < PLACES ? place : n - 1 - (place - PLACES);
@@ -58,7 +71,15 @@ type Op = {
   list?: 'runs' | 'words';
   /** A scale fitted with the rule (a unit factor: 60 × a / b), met at the answer's printed precision. */
   scaled?: true;
+  /** One number with a fitted factor (subtotal × 1.08) or a fitted constant (a flat fee: a + 4.5). */
+  fitted?: true;
+  /** Numbers added: a run of consecutive ones (from place a, b of them, RUNS) or one line's (the a-th such line). */
+  sum?: 'run' | 'line';
+  /** The sum divided by its count (a mean). */
+  mean?: true;
 };
+/** The lengths of a run of consecutive numbers a sum reads (a few, so the family stays cheap). */
+const RUNS = [3, 4, 5, 6];
 const OPS: Op[] = [
   { name: (a) => a, arity: 1, of: (x) => x },
   { name: (a) => `${a} + 1`, arity: 1, of: (x) => x + 1 },
@@ -74,6 +95,15 @@ const OPS: Op[] = [
   { name: (a, b) => `${a} times ${b}`, arity: 2, of: (x, y) => x * y, scaled: true },
   { name: (a, b) => `${a} divided by ${b}`, arity: 2, of: (x, y) => x / y, scaled: true },
   { name: (a, b) => `${b} divided by ${a}`, arity: 2, of: (x, y) => y / x, scaled: true },
+  { name: (a) => `${a}, fitted`, arity: 1, of: (x) => x, fitted: true },
+  { name: (a, b) => `the sum of ${b} numbers from ${a}`, arity: 1, of: (x) => x, sum: 'run' },
+  { name: (a, b) => `the mean of ${b} numbers from ${a}`, arity: 1, of: (x) => x, sum: 'run', mean: true },
+  {
+    name: (a) => `the sum of the numbers of ${a.replace('number', 'line of two numbers or more')}`,
+    arity: 1,
+    of: (x) => x,
+    sum: 'line',
+  },
   { name: (a) => `${a.replace('number', 'run of single digits')}, joined`, arity: 0, of: (x) => x, list: 'runs' },
   {
     name: (a) => `${a.replace('number', 'number written in words')}, read as a number`,
@@ -84,17 +114,23 @@ const OPS: Op[] = [
 ];
 const SLOTS = 2 * PLACES;
 const ruleId = (op: number, a: number, b = 0) => (op * SLOTS + a) * SLOTS + b;
-/** A rule as a string: its id, and for a scaled relation `×scale` after it. */
+/** A rule as a string: its id, and for a scaled relation `×scale` after it, for an offset one `+constant`. */
 const parseRule = (rule: string) => {
-  const [id, scale] = rule.split('x');
-  return { id: Number(id), scale: scale === undefined ? 1 : Number(scale) };
+  const m = /^(\d+)(?:([x+])(.*))?$/.exec(rule) as RegExpExecArray;
+  const fit = m[3] === undefined ? undefined : Number(m[3]);
+  return { id: Number(m[1]), scale: m[2] === 'x' ? (fit as number) : 1, offset: m[2] === '+' ? (fit as number) : 0 };
 };
+const opOf = (id: number) => ({
+  op: OPS[Math.floor(id / (SLOTS * SLOTS))] as Op,
+  a: Math.floor(id / SLOTS) % SLOTS,
+  b: id % SLOTS,
+});
 function ruleName(rule: string): string {
-  const { id, scale } = parseRule(rule);
-  const b = id % SLOTS;
-  const a = Math.floor(id / SLOTS) % SLOTS;
-  const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
-  return `${op.scaled && scale !== 1 ? `${scale} × ` : ''}${op.name(placeName(a), placeName(b))}`;
+  const { id, scale, offset } = parseRule(rule);
+  const { op, a, b } = opOf(id);
+  const name = op.name(placeName(a), op.sum === 'run' ? String(b) : placeName(b));
+  if (op.fitted) return offset !== 0 ? `${name.replace(', fitted', '')} + ${offset}` : `${scale} × ${placeName(a)}`;
+  return `${op.scaled && scale !== 1 ? `${scale} × ` : ''}${name}`;
 }
 
 interface Numbers {
@@ -103,8 +139,10 @@ interface Numbers {
   words: number[];
   /** Scaled and two-number relations count only where the prompt holds this many numbers. */
   relations: number;
-  /** Whether products and quotients with a fitted scale are read (single-turn prompts). */
+  /** Whether products and quotients with a fitted scale, fitted factors and offsets and sums are read (single-turn). */
   scaled: boolean;
+  /** The numbers of each line that holds two or more, in order. */
+  lines: number[][];
 }
 
 /** A numeric answer and how far a value may sit from it and still print as it (half its last digit's unit). */
@@ -113,19 +151,42 @@ interface Answer {
   half: number;
 }
 
+/** The numbers a sum op reads at place `a` (a run of `b` from it, or the a-th line), or undefined where it cannot. */
+function summed(op: Op, a: number, b: number, p: Numbers): number | undefined {
+  const n = p.nums.length;
+  let read: number[] | undefined;
+  if (op.sum === 'run') {
+    const i = position(a, n);
+    read = i >= 0 && i + b <= n ? p.nums.slice(i, i + b) : undefined;
+  } else {
+    const i = position(a, p.lines.length);
+    read = i >= 0 ? p.lines[i] : undefined;
+  }
+  if (!read || n < read.length + p.relations - 2) return undefined;
+  const total = read.reduce((x, y) => x + y, 0);
+  return op.mean ? total / read.length : total;
+}
+
 /** A rule's value on one prompt's numbers, or undefined where it reads a place the prompt lacks. */
 function valueOf(rule: string, p: Numbers): number | undefined {
-  const { id, scale } = parseRule(rule);
-  const b = id % SLOTS;
-  const a = Math.floor(id / SLOTS) % SLOTS;
-  const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
+  const { id, scale, offset } = parseRule(rule);
+  const { op, a, b } = opOf(id);
+  if (op.sum) return p.scaled ? summed(op, a, b, p) : undefined;
   const list = op.arity === 0 ? p[op.list ?? 'runs'] : p.nums;
   const i = position(a, list.length);
   if (i < 0 || (op.arity !== 0 && op !== OPS[0] && op !== OPS[1] && op !== OPS[2] && p.nums.length < p.relations))
     return undefined;
+  if (op.fitted) return p.scaled ? scale * (list[i] as number) + offset : undefined;
   if (op.arity < 2) return op.of(list[i] as number, 0);
   const j = position(b, list.length);
   return j < 0 ? undefined : scale * op.of(list[i] as number, list[j] as number);
+}
+
+/** The constant, at the answer's printed precision, that takes `raw` to the answer (none where it is 0). */
+function offsetOf(raw: number, answer: Answer): number[] {
+  const unit = 2 * answer.half;
+  const c = Number((Math.round((answer.value - raw) / unit) * unit).toFixed(Math.max(0, -Math.log10(unit))));
+  return Number.isFinite(c) && c !== 0 && meets(raw + c, answer) ? [c] : [];
 }
 
 /** The scales, at two and three significant digits, that take `raw` to the answer as printed. */
@@ -151,6 +212,20 @@ function hitsOf(p: Numbers, answer: Answer, out: Set<string>): void {
     for (const a of at) {
       const i = position(a, n);
       const x = p.nums[i] as number;
+      if (op.sum) {
+        if (!p.scaled) continue;
+        for (const b of op.sum === 'run' ? RUNS : [0]) {
+          const v = summed(op, a, b, p);
+          if (v !== undefined && meets(v, answer)) out.add(String(ruleId(o, a, b)));
+        }
+        continue;
+      }
+      if (op.fitted) {
+        if (!p.scaled) continue;
+        for (const k of scalesOf(x, answer)) if (k !== 1) out.add(`${ruleId(o, a)}x${k}`);
+        for (const c of offsetOf(x, answer)) out.add(`${ruleId(o, a)}+${c}`);
+        continue;
+      }
       if (op.arity === 1) {
         if (same(op.of(x, 0), answer.value)) out.add(String(ruleId(o, a)));
         continue;
@@ -192,13 +267,14 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
       if (answers.filter((a) => a !== null).length < 0.8 * samples.length) return null;
       const numbers: Numbers[] = samples.map((e, i) =>
         answers[i] === null
-          ? { nums: [], runs: [], words: [], relations, scaled }
+          ? { nums: [], runs: [], words: [], relations, scaled, lines: [] }
           : {
               nums: promptNumbers(e.instance.prompt),
               runs: digitRuns(e.instance.prompt),
               words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt),
               relations,
               scaled,
+              lines: scaled ? lineNumbers(e.instance.prompt) : [],
             },
       );
       return {
@@ -214,7 +290,8 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
           if (answer === null || answer === undefined || answers[i] === null) return 0;
           const v = valueOf(rule, numbers[i] as Numbers);
           if (v === undefined) return 0;
-          return (rule.includes('x') ? meets(v, answer) : same(v, answer.value)) ? 1 : 0;
+          const op = opOf(parseRule(rule).id).op;
+          return (/[x+]/.test(rule) || op.sum ? meets(v, answer) : same(v, answer.value)) ? 1 : 0;
         },
         describe: (rule) => `the answer is ${ruleName(rule)} of the prompt (formats normalised)`,
       };

@@ -1,8 +1,10 @@
 // Check (code kind): the hidden tests must tell the reference program from its mutants (one operator,
 // constant or boundary changed). Each reference program (one per level where the task changes with it) is
-// mutated and its mutants run on the instances it solves. A mutant some of them kill must be killed on most
-// (one that survives on many is a wrong program those instances pay); mutants no instance kills may be
-// equivalent programs, but most of the mutants must be killed somewhere, and none the visible examples kill.
+// mutated and its mutants run on the instances it solves. A mutant is one change to the program's structure
+// (sandbox/code/mutants.ts: its site), so references that differ only in literals or comments (a constant per
+// instance) pool their instances. A mutant some of them kill must be killed on most (one that survives on many is
+// a wrong program those instances pay); mutants no instance kills may be equivalent programs, but most of the
+// mutants must be killed somewhere, and none the visible examples kill.
 import type { CodeMeta } from '../../contract/code.js';
 import { failsTests, type CodeInstance } from '../../kinds/code.js';
 import { mutantsOf, type Mutant } from '../../sandbox/code/mutants.js';
@@ -12,6 +14,9 @@ import type { SandboxPool } from '../../sandbox/pool.js';
 import type { SandboxLimits } from '../../sandbox/protocol.js';
 import type { CodeCheck } from '../code/check.js';
 import type { Finding } from './rules.js';
+
+/** A mutant no hidden test kills, with the instances it ran on. */
+type Unkilled = { mutant: Mutant; episodes: Episode[] };
 
 interface Group {
   episodes: Episode[];
@@ -36,7 +41,7 @@ function mutate(reference: string, max: number): Mutant[] {
 async function shownWrong(
   pool: SandboxPool,
   meta: CodeMeta,
-  unkilled: ReadonlyArray<{ mutant: Mutant; episodes: Episode[] }>,
+  unkilled: readonly Unkilled[],
   limits: Partial<SandboxLimits> | undefined,
 ): Promise<string[]> {
   const jobs = unkilled.flatMap(({ mutant, episodes }) =>
@@ -75,35 +80,39 @@ export const codeMutants: CodeCheck = {
       requests,
       async judge(outcomes) {
         let at = 0;
-        let total = 0;
-        let killedTotal = 0;
-        let worst = { share: 0, change: '', where: [] as Array<{ seed: number; level: number }> };
-        const survivors: string[] = [];
-        const unkilled: Array<{ mutant: Mutant; episodes: Episode[] }> = [];
+        // Each mutant's site over every group that has it: kills and the instances it ran on.
+        const sites = new Map<
+          string,
+          { change: string; killed: boolean[]; ran: Array<{ seed: number; level: number }>; runs: Unkilled[] }
+        >();
         for (const g of groups) {
           const ran = outcomes.slice(at, (at += g.episodes.length)).filter((o) => o.ok);
           if (ran.length === 0) continue;
           g.mutants.forEach((m, k) => {
+            const site = sites.get(m.site) ?? { change: m.change, killed: [], ran: [], runs: [] };
+            sites.set(m.site, site);
             // killed[i]: the mutant fails instance i (scores below 1).
-            const killed = ran.map((o) => (o.ok ? scoreOf(o.verdicts[k]) < 1 : false));
-            total++;
-            if (!killed.some(Boolean)) {
-              survivors.push(m.change);
-              unkilled.push({ mutant: m, episodes: g.episodes });
-              return;
+            for (const o of ran) {
+              site.killed.push(o.ok ? scoreOf(o.verdicts[k]) < 1 : false);
+              site.ran.push({ seed: o.seed, level: o.level });
             }
-            killedTotal++;
-            const share = killed.filter((x) => !x).length / killed.length;
-            if (share > worst.share)
-              worst = {
-                share,
-                change: m.change,
-                where: ran
-                  .filter((_, i) => !killed[i])
-                  .slice(0, 5)
-                  .map((o) => ({ seed: o.seed, level: o.level })),
-              };
+            site.runs.push({ mutant: m, episodes: g.episodes });
           });
+        }
+        const total = sites.size;
+        let killedTotal = 0;
+        let worst = { share: 0, change: '', where: [] as Array<{ seed: number; level: number }> };
+        const survivors: string[] = [];
+        const unkilled: Unkilled[] = [];
+        for (const { change, killed, ran, runs } of sites.values()) {
+          if (!killed.some(Boolean)) {
+            survivors.push(change);
+            unkilled.push(...runs);
+            continue;
+          }
+          killedTotal++;
+          const share = killed.filter((x) => !x).length / killed.length;
+          if (share > worst.share) worst = { share, change, where: ran.filter((_, i) => !killed[i]).slice(0, 5) };
         }
         if (total === 0) return { findings: [] };
         const taught = await shownWrong(stage.pool, stage.meta as CodeMeta, unkilled, stage.options.limits);
@@ -118,8 +127,8 @@ export const codeMutants: CodeCheck = {
             form: `the mutant ${worst.change}`,
             what: 'mutant',
             reads:
-              `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference ` +
-              `solves, though others' tests kill it`,
+              `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its references solve ` +
+              `(alike but for literals and comments), though others' tests kill it`,
             evidence: () => ({ mutant: worst.change, survivesOn: worst.where }),
           },
           {
@@ -153,6 +162,7 @@ export const codeMutants: CodeCheck = {
           metrics: {
             references: groups.length,
             mutants: total,
+            mutantsRun: groups.reduce((n, g) => n + g.mutants.length, 0),
             killedShare: Number(killedShare.toFixed(3)),
             worstSurvival: Number(worst.share.toFixed(3)),
             worstMutant: worst.change,
