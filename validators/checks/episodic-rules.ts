@@ -20,7 +20,8 @@ import { menuSplits } from '../episodic/menu.js';
 import { onlyBookkeeping, recordedBeyondNeutral, type NeutralProbe } from '../episodic/neutral.js';
 import { reshapings } from '../episodic/reshape.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
-import { scopedSteps, textsOf } from '../episodic/scoped-rules.js';
+import { scopedSteps } from '../episodic/scoped-rules.js';
+import { textsOf, toolTexts } from '../episodic/tool-texts.js';
 import { sequenceOptions } from '../episodic/sequences.js';
 import {
   bookkeeping,
@@ -134,7 +135,8 @@ export const episodicRules: EpisodicCheck = {
       const finish = actionsOf(r).at(-1)?.tool;
       const candidates = names.filter((t) => t !== finish);
       // The prompt's and the description's rules, then each tool's description's rules about the other tools
-      // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule).
+      // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule), its
+      // parameters' texts with it (redteam-trust21 R9).
       const text = `${r.prompt ?? ''}\n${ctx.meta.description}`;
       const shared = sharedSteps(text, candidates);
       // And the rules its replies state (a policy tool's, redteam-trust20 T8), each reply read like the prompt.
@@ -142,7 +144,7 @@ export const episodicRules: EpisodicCheck = {
         ...statedRules(text, candidates),
         ...ctx.meta.tools.flatMap((t) =>
           statedRules(
-            t.description,
+            toolTexts(t),
             candidates.filter((c) => c !== t.name),
           ),
         ),

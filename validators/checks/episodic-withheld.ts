@@ -15,7 +15,8 @@ import { bookkeeping } from '../episodic/stated-rules.js';
 import { checkedCalls, readEntities, textsShown } from '../episodic/fillings.js';
 import { recordsOf } from '../episodic/state-records.js';
 import { searchLogs } from '../episodic/arg-search.js';
-import { scopedSteps, textsOf } from '../episodic/scoped-rules.js';
+import { scopedSteps } from '../episodic/scoped-rules.js';
+import { textsOf } from '../episodic/tool-texts.js';
 import {
   afterLead,
   judgedAt,

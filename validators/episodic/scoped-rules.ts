@@ -2,8 +2,6 @@
 // need no check", "verify_order is not needed for gift cards"), by name or, naming no tool, as the step the sentence
 // before stated. Such a step is no prohibition where the reference leaves it out (a call it adds is one the text
 // allows) and its ablation is judged over the episodes together (an episode whose scope is empty needs no step).
-import type { EpisodicMeta } from '../../contract/episodic.js';
-import type { Rollout } from '../../sandbox/rollouts.js';
 import { liftsAny } from './rule-clauses.js';
 import { mentionAt, sentencesOf, statedRules } from './stated-rules.js';
 
@@ -23,7 +21,3 @@ export function scopedSteps(text: string, tools: readonly string[]): Set<string>
   }
   return out;
 }
-
-/** The texts a policy is shown that state rules: the episode's prompt, the description, the tools' descriptions. */
-export const textsOf = (meta: EpisodicMeta, r: Rollout): string =>
-  [r.prompt ?? '', meta.description, ...meta.tools.map((t) => t.description)].join('\n');
