@@ -5,7 +5,7 @@
 // they must precede. A log that still earns the reference's score (the moved log: and ends in the reference's
 // state) pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn
 // changes, is not judged: a score of the final state cannot require it.
-import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
+import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
 import { claimedAblations } from '../episodic/alternatives.js';
@@ -20,6 +20,8 @@ import { menuSplits } from '../episodic/menu.js';
 import { onlyBookkeeping, recordedBeyondNeutral, type NeutralProbe } from '../episodic/neutral.js';
 import { reshapings } from '../episodic/reshape.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
+import { scopedSteps } from '../episodic/scoped-rules.js';
+import { textsOf, toolTexts } from '../episodic/tool-texts.js';
 import { sequenceOptions } from '../episodic/sequences.js';
 import {
   bookkeeping,
@@ -47,6 +49,8 @@ interface Ablation {
   binds?: Bind[];
   /** The step is named by two or more rule sentences (validators/episodic/rule-instances.ts). */
   shared?: boolean;
+  /** A sentence lifts the step for some cases (validators/episodic/scoped-rules.ts). */
+  scoped?: boolean;
 }
 
 /** The ablations of one stated rule on a reference episode (nothing where the reference does not take the step). */
@@ -101,6 +105,25 @@ export function ablationsOf(r: Rollout, of: number, rule: StatedRule, shared = f
   return out;
 }
 
+/**
+ * The scoped rules' steps (scoped-rules.ts: a sentence lifts them for some cases) whose removal of every call loses
+ * on some episode: the score reads the step within its scope, so an episode where the removal keeps the score is one
+ * whose scope is empty, no evidence the rule is ignored (redteam-trust21 R8).
+ */
+function scopedLosses(
+  ablations: readonly Ablation[],
+  outcomes: ReadonlyArray<RolloutResult | undefined>,
+  refs: readonly Rollout[],
+  recorded: (a: Ablation) => boolean,
+): Set<string> {
+  const loses = (a: Ablation, k: number) => scoreOf(outcomes[k]) < (refs[a.of] as Rollout).score - 1e-6;
+  return new Set(
+    ablations.flatMap((a, k) =>
+      a.scoped && a.how === 'every call removed' && recorded(a) && loses(a, k) ? [a.rule.tool] : [],
+    ),
+  );
+}
+
 export const episodicRules: EpisodicCheck = {
   name: 'episodic-rules',
   codes: ['E_RULE_IGNORED'],
@@ -113,7 +136,8 @@ export const episodicRules: EpisodicCheck = {
       const finish = actionsOf(r).at(-1)?.tool;
       const candidates = names.filter((t) => t !== finish);
       // The prompt's and the description's rules, then each tool's description's rules about the other tools
-      // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule).
+      // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule), its
+      // parameters' texts with it (redteam-trust21 R9).
       const text = `${r.prompt ?? ''}\n${ctx.meta.description}`;
       const shared = sharedSteps(text, candidates);
       // And the rules its replies state (a policy tool's, redteam-trust20 T8), each reply read like the prompt.
@@ -121,7 +145,7 @@ export const episodicRules: EpisodicCheck = {
         ...statedRules(text, candidates, sentencesOf(r.prompt ?? '').length),
         ...ctx.meta.tools.flatMap((t) =>
           statedRules(
-            t.description,
+            toolTexts(t),
             candidates.filter((c) => c !== t.name),
           ),
         ),
@@ -129,8 +153,9 @@ export const episodicRules: EpisodicCheck = {
           statedRules(text, candidates).map((rule) => ({ ...rule, reply: true as const })),
         ),
       ];
+      const scoped = scopedSteps(textsOf(ctx.meta, r), candidates);
       return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
-        ablationsOf(r, i, rule, shared.has(rule.tool)),
+        ablationsOf(r, i, rule, shared.has(rule.tool)).map((a) => (scoped.has(rule.tool) ? { ...a, scoped: true } : a)),
       );
     });
     // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards
@@ -254,10 +279,11 @@ export const episodicRules: EpisodicCheck = {
             (singles.get(key) ?? true) && scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6,
           );
         });
+        const within = scopedLosses(ablations, outcomes, ctx.refs, recorded);
         ablations.forEach((a, k) => {
           if (!recorded(a)) return;
           const ref = ctx.refs[a.of] as Rollout;
-          const score = scoreOf(outcomes[k]);
+          const score = within.has(a.rule.tool) ? 0 : scoreOf(outcomes[k]);
           const judged =
             a.how === 'one call removed'
               ? singles.get(a.rule.tool) || (a.shared && !sameEnd(a, k))

@@ -15,6 +15,8 @@ import { bookkeeping } from '../episodic/stated-rules.js';
 import { checkedCalls, readEntities, textsShown } from '../episodic/fillings.js';
 import { recordsOf } from '../episodic/state-records.js';
 import { searchLogs } from '../episodic/arg-search.js';
+import { scopedSteps } from '../episodic/scoped-rules.js';
+import { textsOf } from '../episodic/tool-texts.js';
 import {
   afterLead,
   judgedAt,
@@ -90,7 +92,9 @@ export const episodicWithheld: EpisodicCheck = {
             const all = acts.get(i) as Action[];
             const body = all.slice(0, -1);
             const reference = outcomes[ablations.length + k];
-            const decisiveHere = (t: string) => decisive.has(`${i}|${t}`);
+            // A step the texts lift for some entities is one the reference may leave out: no prohibition (R7).
+            const exempt = scopedSteps(textsOf(ctx.meta, r), [...new Set(body.map((a) => a.tool))]);
+            const decisiveHere = (t: string) => decisive.has(`${i}|${t}`) && !exempt.has(t);
             return {
               ref: r,
               body,

@@ -34,6 +34,23 @@ const LIFTED = new RegExp(
     String.raw`\bno\s+(?:[\w'\u2019]+\s+){1,4}?(?:is|are)\s+(?:ever\s+)?(?:required|needed|necessary|mandatory)\b`,
   'gi',
 );
+/**
+ * A dependence or a barrier negated ("do not depend on", "never wait for", "nothing stops you from", "need no"),
+ * or a step made free at the end of its clause ("verified or not."): the step it governs is lifted like an
+ * obligation (redteam-trust21 R5).
+ */
+const BARRIER =
+  String.raw`(?:depend(?:s|ed|ing)?\s+(?:on|upon)|wait(?:s|ed|ing)?\s+(?:for|on)|hold(?:s|ing)?\s+(?:for|on)|` +
+  String.raw`hinges?\s+on|rel(?:y|ies|ied|ying)\s+on|(?:gated|blocked|conditional|contingent)\s+(?:by|on|upon)|` +
+  String.raw`blocks?|gates?|(?:stops?|prevents?|keeps?|bars?)\s+(?:you|them|agents?|the agent)\s+from)`;
+const UNBARRED = new RegExp(
+  String.raw`\b(?:${NEG}|nothing)\s+${FILL}{0,3}${BARRIER}\b|\b(?:needs?|requires?)\s+no\b|` +
+    String.raw`\bor\s+not\b(?=\s*(?:[,.;:)]|$))`,
+  'gi',
+);
+/** Whether a sentence lifts a step (an obligation or a dependence negated): what a scoped obligation exempts. */
+export const liftsAny = (sentence: string): boolean =>
+  new RegExp(LIFTED.source, 'i').test(sentence) || new RegExp(UNBARRED.source, 'i').test(sentence);
 /** A permission negated ("not optional", "never up to you"): an obligation. */
 const DENIED = new RegExp(String.raw`\b${NEG}\s+${FILL}{0,3}${ALLOW}\b`, 'gi');
 /** A permission by the reader's wish ("if you like"): its "if" states no condition. */
@@ -49,7 +66,7 @@ const CLAUSE = /[,;:()\u2014]|\s(?:but|while|whereas|although|though|unless|othe
 
 /** A clause as its negations read: an obligation lifted is a permission, a permission denied an obligation. */
 export const normalized = (text: string): string =>
-  text.replace(WISH, ' may ').replace(LIFTED, ' may ').replace(DENIED, ' must ');
+  text.replace(WISH, ' may ').replace(LIFTED, ' may ').replace(UNBARRED, ' may ').replace(DENIED, ' must ');
 
 /** How a sentence reads one tool it names (see the module's sentence). */
 export type Reading = 'bound' | 'allowed' | 'condition';

@@ -9,6 +9,7 @@ import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
 import { escape } from './adversaries-values.js';
 import { allowsAny, readingOf } from './rule-clauses.js';
+import { answerAt, joinedLists } from './rule-lists.js';
 
 const MODAL = new RegExp(
   String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only (?:after|once|if|` +
@@ -35,8 +36,7 @@ export interface StatedRule {
 
 /** The sentences of a text: a line that goes on in lower case (a wrapped sentence) is joined to the one before. */
 export function sentencesOf(text: string): string[] {
-  return text
-    .slice(0, 20_000)
+  return joinedLists(text.slice(0, 20_000))
     .replace(/\n[ \t]*(?=[a-z(])/g, ' ')
     .split(/\n+|(?<=[.!?;])\s+/)
     .map((s) => s.trim())
@@ -131,7 +131,8 @@ export function statedRules(text: string, tools: readonly string[], told = 0): S
   let prev: { sentence: string; tools: string[] } | null = null;
   sentencesOf(text).forEach((sentence, k) => {
     const where = new Map(tools.map((t) => [t, mentionAt(sentence, t)] as const).filter(([, i]) => i >= 0));
-    const ref = prev ? referenceAt(sentence, where.size) : -1;
+    const answer = prev ? answerAt(prev.sentence, sentence) : -1;
+    const ref = prev ? Math.max(referenceAt(sentence, where.size), answer) : -1;
     const referred = ref >= 0 ? (prev?.tools ?? []).filter((t) => !where.has(t)) : [];
     for (const t of referred) where.set(t, ref);
     const last = prev;
@@ -141,7 +142,7 @@ export function statedRules(text: string, tools: readonly string[], told = 0): S
     // Only a bare lift ("This is optional.", "Not necessary."): one with a scope ("… for gift cards") lifts a part.
     const bare = (sentence.match(/\S+/g) ?? []).length <= 5 && allowsAny(sentence);
     for (const t of referred) if (bare && reading.get(t) === 'allowed' && out.get(t)?.k === k - 1) out.delete(t);
-    const stating = MODAL.test(sentence);
+    const stating = MODAL.test(sentence) || answer >= 0;
     const steps = thenSteps(sentence);
     const first = (t: string) =>
       (referred.includes(t) && AFTER_PREVIOUS.test(sentence)) ||

@@ -1,0 +1,52 @@
+// Scoped obligations and lifted dependences (validators/episodic/scoped-rules.ts, rule-clauses.ts: redteam-trust21
+// R5, R7, R8), as pure functions: a negated dependence or barrier lifts its step, an exemption scopes the step the
+// sentence before ordered, and a prohibition or a plain obligation stays a rule.
+import { describe, expect, it } from 'vitest';
+import { scopedSteps } from '../validators/episodic/scoped-rules.js';
+import { statedRules } from '../validators/episodic/stated-rules.js';
+
+const TOOLS = ['list_orders', 'read_order', 'verify_order', 'refund'];
+const ruled = (text: string) => statedRules(text, TOOLS).map((r) => r.tool);
+
+describe('lifted dependences (R5)', () => {
+  it.each([
+    'Refunds do not depend on verify_order.',
+    'Do not wait for verify_order before refunding.',
+    'Nothing stops you from refunding before verify_order.',
+    'Refunds never wait on verify_order.',
+    "A refund doesn't hinge on verify_order.",
+    'Gift cards need no verify_order before a refund.',
+  ])('reads a negated dependence or barrier as no rule on its step: %s', (text) => {
+    expect(ruled(text)).not.toContain('verify_order');
+  });
+
+  it('reads "X or not" at the end of a clause as X free, not a clause that binds it', () => {
+    expect(ruled('You must refund every order, verified with verify_order or not.')).not.toContain('verify_order');
+    // A binding word in the clause keeps the step: "whether the order is valid or not" only asks a question.
+    expect(ruled('Always run verify_order to see whether the order is valid or not before refunding.')).toContain(
+      'verify_order',
+    );
+  });
+
+  it('keeps a dependence stated plainly, and a negated call, as rules', () => {
+    expect(ruled('Refunds must wait for verify_order.')).toContain('verify_order');
+    expect(ruled('Never refund an order before verify_order has checked it.')).toContain('verify_order');
+    expect(ruled('Do not refund an order until verify_order has cleared it.')).toContain('verify_order');
+  });
+});
+
+describe('scoped steps (R7, R8)', () => {
+  it.each([
+    'Orders over $100 must be checked with verify_order before a refund; cheaper orders need no check.',
+    'Orders over $100 must be checked with verify_order before a refund. Below that, no check is required.',
+    'Orders over $100 must go through verify_order before a refund. Gift cards need no verify_order.',
+  ])('scopes the step an exemption lifts: %s', (text) => {
+    expect([...scopedSteps(text, TOOLS)]).toEqual(['verify_order']);
+  });
+
+  it('scopes nothing where nothing is lifted, nor a prohibition the sentence before states', () => {
+    expect(scopedSteps('Orders must be checked with verify_order before a refund.', TOOLS).size).toBe(0);
+    expect(scopedSteps('Never refund a gift card; other orders need no approval.', TOOLS).size).toBe(0);
+    expect(scopedSteps('Never refund a gift card. Merchandise needs no check.', TOOLS).size).toBe(0);
+  });
+});
