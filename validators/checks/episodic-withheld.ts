@@ -44,8 +44,7 @@ export const episodicWithheld: EpisodicCheck = {
     const episodes = firstEpisodeOfEachLevel(ctx, ablations);
     if (episodes.length === 0) return null;
     const acts = new Map(episodes.map((i) => [i, actionsOf(ctx.refs[i] as Rollout)]));
-    // The looks (every call naming no entity: looks.ts; free strings from the texts shown: rt17 R6), the reference's
-    // plan, the looks again (a waiting list may change), with replies.
+    // The looks (looks.ts: rt17 R6), the reference's plan, the looks again (a waiting list may change), with replies.
     const looks = episodes.map((i) => {
       const all = acts.get(i) as Action[];
       const r = ctx.refs[i] as Rollout;
@@ -238,8 +237,7 @@ export const episodicWithheld: EpisodicCheck = {
                       ...(call === first ? { open } : {}),
                       ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
                     };
-                    // The plans a cheap policy plays (redteam-trust13 X5, redteam-trust14 X5b): without the free tools'
-                    // calls and the reads that filled the call, then without the entity's own calls too, so a
+                    // The plans a cheap policy plays (cheap-plan.ts: redteam-trust13 X5, redteam-trust14 X5b): a
                     // prohibition the world enforces only once the agent looked is found.
                     const cheap = cheapPlans(plan, place, entity, skipped, reads.length > 0).map((c) => ({
                       ...whole,
