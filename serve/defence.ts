@@ -76,11 +76,11 @@ export interface Rerun {
  * Re-runs each environment's first failing call of a request and records the incident, its client always kept.
  * A failure the reference reaches without any client input is the environment's own (its fn as it failed),
  * confirmed when the reference fails with the same code, where the service drew the seed and level (`drawn`); at a
- * seed or level the client chose it is that client's (CLIENT_SEED_FN), confirmed the same way (V21-3). Any other is the input's (`inputFn`: RESPONSE_FN, or
- * ACTION_LOG_FN for an episode), confirmed only when the input alone fails with the same code; such incidents
- * quarantine only when independent clients reach one code, confirmed (library/quarantine.ts). An unconfirmed
- * one (it failed only beside other inputs, or on a loaded host; or the re-run could not run) never counts.
- * A tripwire (E_ESCAPE_ATTEMPT) is the module's own whoever's input reached it: recorded confirmed, without a
+ * seed or level the client chose it is that client's (CLIENT_SEED_FN), confirmed the same way (V21-3). Any other is the
+ * input's (`inputFn`: RESPONSE_FN, or ACTION_LOG_FN for an episode), confirmed only when the input alone fails with the
+ * same code; such incidents quarantine only when independent clients reach one code, confirmed (library/quarantine.ts).
+ * An unconfirmed one (it failed only beside other inputs, or on a loaded host; or the re-run could not run) never
+ * counts. A tripwire (E_ESCAPE_ATTEMPT) is the module's own whoever's input reached it: recorded confirmed, without a
  * re-run. Quarantined environments are left alone.
  */
 export async function confirmAndRecord(
