@@ -8,7 +8,7 @@ import { Transform } from 'node:stream';
 import { errorCodes, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { BodyBudget, Hold } from './body-budget.js';
 import { requestClient } from './clients.js';
-import { JsonLane, type LaneBody, MAX_BODY_DEPTH, overBound, type Parsed } from './json-lane.js';
+import { JsonLane, type LaneBody, overBound, type Parsed } from './json-lane.js';
 import { ServeError } from './options.js';
 
 /** Bodies up to this size are parsed on the event loop (a millisecond or so); larger ones in the parser thread. */
@@ -27,14 +27,12 @@ function valuesOf(request: { routeOptions: { config: unknown } }, fallback: numb
   return (request.routeOptions.config as { bodyValues?: number } | undefined)?.bodyValues ?? fallback;
 }
 
-/** The 413 of a body over its route's bound on values (or depth). */
-function tooComplex(over: 'values' | 'depth', maxValues: number): ServeError {
+/** The 413 of a body over its route's bound on values. */
+function tooComplex(maxValues: number): ServeError {
   return new ServeError(
     413,
     'E_BODY_TOO_COMPLEX',
-    over === 'values'
-      ? `the request body holds more than the ${maxValues} JSON values this endpoint takes`
-      : `the request body nests deeper than ${MAX_BODY_DEPTH} arrays or objects`,
+    `the request body holds more than the ${maxValues} JSON values this endpoint takes`,
   );
 }
 
@@ -148,8 +146,9 @@ export function registerBodyIntake(
       ended = true;
       if (!body) {
         const bytes = Buffer.concat(chunks, size);
-        const over = overBound(bytes, maxValues, MAX_BODY_DEPTH);
-        return over ? done(tooComplex(over, maxValues)) : inline(request, bytes.toString('utf8'), done);
+        return overBound(bytes, maxValues)
+          ? done(tooComplex(maxValues))
+          : inline(request, bytes.toString('utf8'), done);
       }
       const intake = intakes.get(request.raw);
       if (intake?.gone) {
@@ -165,7 +164,7 @@ export function registerBodyIntake(
           return done(clientGone());
         }
         if (error || !answer) return done(error ?? null);
-        if (answer.over) return done(tooComplex(answer.over, maxValues));
+        if (answer.over) return done(tooComplex(maxValues));
         return answer.invalid ? done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY()) : done(null, answer.value);
       };
       body.parse(maxValues).then(

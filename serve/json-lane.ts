@@ -8,17 +8,14 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { ServeError } from './options.js';
 
-/** How deep a body's arrays and objects may nest. */
-export const MAX_BODY_DEPTH = 128;
-
 /**
- * What a JSON text would parse past: 'values' when it holds more than `max` values (an upper bound, counted from its
- * bytes without parsing: the root, each array or object, each comma), 'depth' when it nests deeper than `maxDepth`,
- * else null. Self-contained: the parser thread runs its source.
+ * Whether a JSON text would parse into more than `max` values: an upper bound, counted from its bytes without parsing
+ * (the root, each array or object, each comma; nothing inside a string). Self-contained: the parser thread runs its
+ * source. Depth is not bounded here: a step's deep action is the host's to refuse as a turn (a parse too deep for the
+ * stack is invalid JSON, 400).
  */
-export function overBound(bytes: Uint8Array, max: number, maxDepth: number): 'values' | 'depth' | null {
+export function overBound(bytes: Uint8Array, max: number): boolean {
   let n = 1;
-  let depth = 0;
   let inString = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
@@ -26,14 +23,9 @@ export function overBound(bytes: Uint8Array, max: number, maxDepth: number): 'va
       if (c === 0x5c) i++;
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
-    else if (c === 0x2c) {
-      if (++n > max) return 'values';
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++n > max) return 'values';
-      if (++depth > maxDepth) return 'depth';
-    } else if (c === 0x5d || c === 0x7d) depth--;
+    else if ((c === 0x2c || c === 0x5b || c === 0x7b) && ++n > max) return true;
   }
-  return null;
+  return false;
 }
 
 /**
@@ -46,7 +38,7 @@ const sjp = require(workerData.sjp);
 const overBound = ${overBound.toString()};
 const options = { protoAction: 'error', constructorAction: 'error' };
 const bodies = new Map();
-parentPort.on('message', ({ id, chunk, parse, maxValues, maxDepth }) => {
+parentPort.on('message', ({ id, chunk, parse, maxValues }) => {
   if (chunk) {
     const list = bodies.get(id) ?? [];
     list.push(chunk);
@@ -57,8 +49,7 @@ parentPort.on('message', ({ id, chunk, parse, maxValues, maxDepth }) => {
   if (!parse) return;
   const bytes = Buffer.concat(list);
   list.length = 0;
-  const over = overBound(bytes, maxValues, maxDepth);
-  if (over) return void parentPort.postMessage({ id, over });
+  if (overBound(bytes, maxValues)) return void parentPort.postMessage({ id, over: true });
   let answer;
   try {
     answer = { id, value: sjp.parse(bytes.toString('utf8'), options) };
@@ -76,7 +67,7 @@ const SJP = (() => {
 })();
 
 /** A parse's outcome: the value, or invalid (not JSON, or a forbidden key), or over its bound (not parsed). */
-export type Parsed = { value?: unknown; invalid?: boolean; over?: 'values' | 'depth' };
+export type Parsed = { value?: unknown; invalid?: boolean; over?: boolean };
 
 /** Clients whose last turn is remembered (the least recent are forgotten: they go first again, as new ones do). */
 const MAX_REMEMBERED = 10_000;
@@ -172,7 +163,7 @@ export class JsonLane {
     this.served.set(principal, ++this.turn);
     if (this.served.size > MAX_REMEMBERED) this.served.delete(this.served.keys().next().value as string);
     this.running = job;
-    this.thread().postMessage({ id: job.id, parse: true, maxValues: job.maxValues, maxDepth: MAX_BODY_DEPTH });
+    this.thread().postMessage({ id: job.id, parse: true, maxValues: job.maxValues });
   }
 
   private thread(): Worker {
