@@ -244,6 +244,7 @@ export const SELECTION_CODES = {
 export const SERVICE_CODES = {
   E_BAD_REQUEST: 'the body is not valid JSON or breaks the request schema (400, naming the field)',
   E_BODY_TOO_LARGE: "the body is over the service's size limit (413)",
+  E_BODY_TOO_COMPLEX: 'the body parses into more JSON values than the endpoint takes (413)',
   E_BODY_TIMEOUT: 'the request body did not arrive within the deadline after its headers (408, connection closed)',
   E_TOO_MANY_ITEMS: 'more items than one request may carry (413)',
   E_MEDIA_TYPE: 'the body was not sent as application/json (415)',

@@ -81,11 +81,19 @@ export function registerEpisodeRoutes(
     service.options.bodyLimitBytes,
     2 * maxActions * (EPISODIC_LIMITS.maxArgsChars + 512) + 64 * 1024,
   );
-  app.post('/v1/episodes/score', { bodyLimit: scoreBodyLimit }, async (request) => {
-    const body = parse(ScoreBody, request.body);
-    checkCount('actions', body.actions.length, maxActions);
-    return admitted(service, requestClient(request), () => sessions.score(body, body.actions, requestClient(request)));
-  });
+  // Each action's args may be a value per two of its characters: the score body's bound on values (V21-2).
+  const scoreBodyValues = maxActions * (EPISODIC_LIMITS.maxArgsChars / 2 + 16) + 1_024;
+  app.post(
+    '/v1/episodes/score',
+    { bodyLimit: scoreBodyLimit, config: { bodyValues: scoreBodyValues } },
+    async (request) => {
+      const body = parse(ScoreBody, request.body);
+      checkCount('actions', body.actions.length, maxActions);
+      return admitted(service, requestClient(request), () =>
+        sessions.score(body, body.actions, requestClient(request)),
+      );
+    },
+  );
 
   app.post('/v1/episodes/:id/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const body = parse(StepBody, request.body);

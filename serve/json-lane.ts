@@ -1,18 +1,44 @@
 // Large JSON bodies gathered and parsed off the service's event loop: a body's chunks go to one parser thread as they
 // arrive, and its parses are taken one body per client in turn, so one client's large bodies hold neither the loop
 // every request needs (no concatenation, decoding or parsing there) nor another client's parse for more than one of its
-// bodies (V20-3: a 32 MB body was concatenated, decoded and parsed on the loop before anyone was charged).
+// bodies (V20-3: a 32 MB body was concatenated, decoded and parsed on the loop before anyone was charged); a body is
+// counted before it is parsed and refused past its route's bound on values (V21-2), and a body whose client went away
+// is dropped from its queue with its chunks (V21-1).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { ServeError } from './options.js';
 
-/** Gathers bodies by id and parses as fastify's default JSON parser does (secure-json-parse: no __proto__ keys). */
+/**
+ * Whether a JSON text would parse into more than `max` values: an upper bound, counted from its bytes without parsing
+ * (the root, each array or object, each comma; nothing inside a string). Self-contained: the parser thread runs its
+ * source. Depth is not bounded here: a step's deep action is the host's to refuse as a turn (a parse too deep for the
+ * stack is invalid JSON, 400).
+ */
+export function overBound(bytes: Uint8Array, max: number): boolean {
+  let n = 1;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if ((c === 0x2c || c === 0x5b || c === 0x7b) && ++n > max) return true;
+  }
+  return false;
+}
+
+/**
+ * Gathers bodies by id, counts each against its bound (overBound) and parses as fastify's default JSON parser does
+ * (secure-json-parse: no __proto__ keys); a body over its bound is never parsed.
+ */
 const PARSER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const sjp = require(workerData.sjp);
+const overBound = ${overBound.toString()};
 const options = { protoAction: 'error', constructorAction: 'error' };
 const bodies = new Map();
-parentPort.on('message', ({ id, chunk, parse }) => {
+parentPort.on('message', ({ id, chunk, parse, maxValues }) => {
   if (chunk) {
     const list = bodies.get(id) ?? [];
     list.push(chunk);
@@ -21,9 +47,12 @@ parentPort.on('message', ({ id, chunk, parse }) => {
   const list = bodies.get(id) ?? [];
   bodies.delete(id);
   if (!parse) return;
+  const bytes = Buffer.concat(list);
+  list.length = 0;
+  if (overBound(bytes, maxValues)) return void parentPort.postMessage({ id, over: true });
   let answer;
   try {
-    answer = { id, value: sjp.parse(Buffer.concat(list).toString('utf8'), options) };
+    answer = { id, value: sjp.parse(bytes.toString('utf8'), options) };
   } catch {
     answer = { id, invalid: true };
   }
@@ -37,14 +66,15 @@ const SJP = (() => {
   return createRequire(here.resolve('fastify')).resolve('secure-json-parse');
 })();
 
-/** A parse's outcome: the value, or invalid (not JSON, or a forbidden key). */
-export type Parsed = { value?: unknown; invalid?: boolean };
+/** A parse's outcome: the value, or invalid (not JSON, or a forbidden key), or over its bound (not parsed). */
+export type Parsed = { value?: unknown; invalid?: boolean; over?: boolean };
 
 /** Clients whose last turn is remembered (the least recent are forgotten: they go first again, as new ones do). */
 const MAX_REMEMBERED = 10_000;
 
 interface Job {
   id: number;
+  maxValues: number;
   resolve(answer: Parsed): void;
   reject(error: Error): void;
 }
@@ -52,9 +82,12 @@ interface Job {
 /** One body on its way to the parser thread. */
 export interface LaneBody {
   write(chunk: Uint8Array): void;
-  /** The body is complete: parsed in its client's turn. */
-  parse(): Promise<Parsed>;
-  /** The body will not complete (its client went away, or it was refused): its chunks are dropped. */
+  /** The body is complete: parsed in its client's turn, unless it holds more than `maxValues` values. */
+  parse(maxValues: number): Promise<Parsed>;
+  /**
+   * The body is not wanted (its client went away, or it was refused): its chunks are dropped, and its parse, when it
+   * waits for its turn, is cancelled (rejected); a parse already running ends as it would.
+   */
   drop(): void;
 }
 
@@ -80,21 +113,28 @@ export class JsonLane {
       write: (chunk) => {
         if (!done && !this.closed && generation === this.generation) this.thread().postMessage({ id, chunk });
       },
-      parse: () => {
+      parse: (maxValues) => {
         done = true;
         if (this.closed) return Promise.reject(closing());
         if (generation !== this.generation) return Promise.reject(restarted());
         return new Promise((resolve, reject) => {
           const queue = this.waiting.get(principal) ?? [];
-          queue.push({ id, resolve, reject });
+          queue.push({ id, maxValues, resolve, reject });
           this.waiting.set(principal, queue);
           this.next();
         });
       },
       drop: () => {
-        if (done) return;
         done = true;
-        if (generation === this.generation) this.worker?.postMessage({ id });
+        if (generation !== this.generation) return;
+        const queue = this.waiting.get(principal) ?? [];
+        const at = queue.findIndex((job) => job.id === id);
+        if (at >= 0) {
+          const [job] = queue.splice(at, 1);
+          if (queue.length === 0) this.waiting.delete(principal);
+          job?.reject(new ServeError(400, 'E_BAD_REQUEST', 'the client closed its connection before the parse'));
+        }
+        if (this.running?.id !== id) this.worker?.postMessage({ id });
       },
     };
   }
@@ -123,7 +163,7 @@ export class JsonLane {
     this.served.set(principal, ++this.turn);
     if (this.served.size > MAX_REMEMBERED) this.served.delete(this.served.keys().next().value as string);
     this.running = job;
-    this.thread().postMessage({ id: job.id, parse: true });
+    this.thread().postMessage({ id: job.id, parse: true, maxValues: job.maxValues });
   }
 
   private thread(): Worker {

@@ -166,7 +166,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   registerHostCheck(app, opts.host, hosts);
   registerOriginCheck(app, origins);
   registerClients(app, service.credentials);
-  const lane = registerBodyIntake(app, service.bodies, opts.bodyTimeoutMs);
+  const lane = registerBodyIntake(app, service.bodies, opts.bodyTimeoutMs, 16 * opts.maxItemsPerRequest + 1_024);
   registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
   registerAdminRoutes(app, service, sessions);
   registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);

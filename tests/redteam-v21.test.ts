@@ -1,6 +1,7 @@
 // Red team v21 (Trust V round 3, session 17): each open finding of tests/fixtures/redteam-v21/FINDINGS.md asserted
 // still there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest
-// entry to "closed" and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
+// entry to "closed" and turn the assertion into the fix's own, as V21-1..3's are). The scripts run from dist/: npm run
+// build first.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,35 +22,39 @@ const runScript = (name: string, args: string[], timeout: number): Promise<Recor
     ),
   );
 
-describe.runIf(open('V21-1'))('V21-1 open: a body whose client hung up is charged to no one, yet still parsed', () => {
-  it('V21-1: one client sending 32 MB bodies and hanging up after each kills a 1 GB service', async () => {
-    // The control (each answer awaited) lives at RSS about 350 MB: the share holds one body at a time.
-    const r = await runScript('hangup-bodies.mjs', ['60', '768', '1024', '0'], 240_000);
+describe('V21-1 closed: a hung-up body keeps its charge until its parse ends, and a waiting parse is cancelled', () => {
+  it('V21-1: one client sending 32 MB bodies and hanging up after each leaves a 1 GB service serving', async () => {
+    const r = await runScript('hangup-bodies.mjs', ['40', '768', '1024', '0'], 240_000);
     expect(r.honestBefore, JSON.stringify(r)).toMatchObject({ health: { status: 200 } });
-    // Still open: the service runs out of memory (V8 OOM, SIGABRT) under its 1 GB data limit.
-    expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
+    // Closed: the bodies still charged (parses waiting) refuse the next ones 503 at their headers; the service lives.
+    expect(r.serverExit, JSON.stringify(r)).toBeNull();
+    expect(r.answers, JSON.stringify(r)).toHaveProperty('503');
+    expect(r.honestAfter).toMatchObject({ health: { status: 200 }, verify: { status: 200 } });
   }, 300_000);
 });
 
-describe.runIf(open('V21-2'))('V21-2 open: a body is charged by its bytes, its parsed values are not', () => {
-  it('V21-2: one 32 MB body of empty arrays, within one share, kills a 1 GB service', async () => {
-    // The control (the same bytes as one string) is answered in seconds at about 330 MB and lives under the limit.
+describe('V21-2 closed: a body is bounded by the values it parses into, counted before it is parsed', () => {
+  it('V21-2: one 32 MB body of empty arrays is refused 413 E_BODY_TOO_COMPLEX; the service serves on', async () => {
     const r = await runScript('amplified-body.mjs', ['arrays', '1', '768', '1024'], 240_000);
     expect(r.honestBefore, JSON.stringify(r)).toMatchObject({ status: 200 });
-    // Still open: the parsed value (11 million arrays) outgrows the process's 1 GB data limit.
-    expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
+    expect(r.answers, JSON.stringify(r)).toEqual([
+      expect.objectContaining({ status: 413, code: 'E_BODY_TOO_COMPLEX' }),
+    ]);
+    expect(r.serverExit).toBeNull();
+    expect(r.honestAfter).toMatchObject({ status: 200 });
   }, 300_000);
 });
 
-describe.runIf(open('V21-3'))("V21-3 open: a reset failing at a client's seed quarantines it for everyone", () => {
-  it("V21-3: one client's create at a seed the sample showed failing quarantines the environment", async () => {
+describe("V21-3 closed: a reset failing at a client's seed is that client's vote, not the environment's", () => {
+  it("V21-3: one client's create at a seed the sample showed failing quarantines nothing", async () => {
     const r = await runScript('seed-quarantine.mjs', ['rare-reset.js', '8000'], 240_000);
     expect(r.victimBefore, JSON.stringify(r)).toBe(200);
     expect(r.itemsFailed).toBeGreaterThanOrEqual(1);
     expect(r.attackerCreate).toBe('422 E_THROWN');
-    // Still open: the failure at the attacker's seed is the environment's own, confirmed; the victim is refused.
-    expect(r.incidents).toEqual([{ fn: 'reset', code: 'E_THROWN', confirmed: true, client: expect.any(String) }]);
-    expect(r.victimAfter).toBe('409 E_QUARANTINED');
+    // Closed: the sample's failure and the create's are both recorded, each the attacker's vote; the victim is served.
+    const vote = { fn: 'instance(client seed)', code: 'E_THROWN', confirmed: true, client: expect.any(String) };
+    expect(r.incidents).toEqual([vote, vote]);
+    expect(r.victimAfter).toBe(200);
   }, 300_000);
 
   it('V21-3 twin: the same scan and create on the honest twin quarantine nothing', async () => {
