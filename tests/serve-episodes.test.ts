@@ -703,16 +703,11 @@ describe('failing environments', () => {
       refused = await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 2, level: 1 });
     }
     expect(refused.body.error.code).toBe('E_QUARANTINED');
-    // Others play on (this client's re-runs, at its seeds and at one the service drew, are charged to it: it may be
-    // told 429 while they finish).
-    let other = 429;
-    for (let i = 0; i < 100 && other === 429; i++) {
-      other = (
-        await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 })
-      ).status;
-      if (other === 429) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(other).toBe(200);
+    // Others play on.
+    expect(
+      (await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 }))
+        .status,
+    ).toBe(200);
   });
 });
 
