@@ -1,7 +1,6 @@
 // What the reward service makes of an episode's outcome, and its runtime defence: per-item verdicts (a
 // reference that does not score 1 voids the episode's scores), the confirmation of a failure by a re-run
 // in a fresh realm, incidents recorded through library/quarantine.ts's IncidentLog, and request deadlines.
-import { randomInt } from 'node:crypto';
 import {
   CLIENT_SEED_FN,
   neverTheClients,
@@ -103,27 +102,14 @@ export async function confirmAndRecord(
         // the sandbox itself failed: nothing is known, so the failure stays the input's, unconfirmed
       }
       // No input but the instance's identity (generate, a reset): the environment's own where the service chose it.
-      if (again.reference !== null || m.response === undefined) {
-        const confirmed = again.reference === m.code;
-        if (m.drawn) return log.record(m, confirmed);
-        const own = confirmed ? await atDrawnSeed(m, rerun) : null;
-        if (own) return log.record(own, true);
-        return log.record({ ...m, fn: CLIENT_SEED_FN, message: `${m.fn}: ${m.message}` }, confirmed);
-      }
+      if (again.reference !== null || m.response === undefined)
+        return log.record(
+          m.drawn ? m : { ...m, fn: CLIENT_SEED_FN, message: `${m.fn}: ${m.message}` },
+          again.reference === m.code,
+        );
       await log.record({ ...m, fn: inputFn }, again.input === m.code);
     }),
   );
-}
-
-/**
- * The failure of an instance at a client's seed, re-run without input at a seed the service draws itself: the
- * environment's own (at that seed) when it fails there with the same code, else null (V21-3).
- */
-async function atDrawnSeed(m: Misbehaviour, rerun: (m: Misbehaviour) => Promise<Rerun>): Promise<Misbehaviour | null> {
-  const { response: _input, ...identity } = m;
-  const drawn: Misbehaviour = { ...identity, seed: randomInt(0, 2 ** 31), drawn: true };
-  const again = await rerun(drawn).catch(() => null);
-  return again?.reference === m.code ? drawn : null;
 }
 
 /** Runs `work` with a deadline; resolves true when it finished in time (it keeps running otherwise). */

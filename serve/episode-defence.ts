@@ -6,7 +6,7 @@
 // failing episode had live (one per turn it reached, and the failing call's: replayBudgetMs), never one call's.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
-import { ACTION_LOG_FN, type Misbehaviour } from '../library/quarantine.js';
+import { ACTION_LOG_FN } from '../library/quarantine.js';
 import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import type { CallResult, RolloutPolicy } from '../sandbox/protocol.js';
 import { incidentClient, type Client } from './clients.js';
@@ -45,12 +45,11 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
   };
   // The budgets the failing episode had live: a call's for each turn it reached and one for the failing call.
   const budgetMs = replayBudgetMs(service.options.callTimeoutMs, f.actions.length + 1, f.meta.maxTurns + 1);
-  // At the failure's seed, or (for an identity's failure at a client's seed: defence.ts) one the service drew.
-  const alone = async (policy: RolloutPolicy, seed = f.seed) => {
+  const alone = async (policy: RolloutPolicy) => {
     const source = await service.source(f.record);
     const call = {
       op: 'rollout' as const,
-      seed,
+      seed: f.seed,
       level: f.level,
       keepInstance: false,
       rollout: { ...rolloutShape(f.meta), policy },
@@ -59,14 +58,13 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     const run = await service.dispatcher.gate.run(f.client.principal, f.actions.length + 2, () =>
       service.pool.run({ source, calls: [call], fresh: true, limits: { callTimeoutMs: budgetMs } }),
     );
-    const result = toRollout({ seed, level: f.level, policy }, run.results[0] as CallResult, false);
+    const result = toRollout({ seed: f.seed, level: f.level, policy }, run.results[0] as CallResult, false);
     return result.ok ? null : result.code;
   };
-  const rerun = async (m: Misbehaviour) => {
+  const rerun = async () => {
     // The reference policy from reset (no client input): when it runs, the failure is the client's log's (a reset
     // that fails, with no actions at all, fails the reference too).
-    const reference = await alone({ type: 'act' }, m.seed);
-    if (m.response === undefined) return { reference, input: reference };
+    const reference = await alone({ type: 'act' });
     return {
       reference,
       input:

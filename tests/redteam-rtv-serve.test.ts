@@ -180,9 +180,7 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
         fn,
         client,
       });
-      // The instance fails at the client's seed alone: re-run there it fails again, at any other seed it runs.
-      const again = async (m: Misbehaviour) =>
-        m.seed === 2_883_304_060 ? { reference: 'E_THROWN', input: 'E_THROWN' } : { reference: null, input: null };
+      const again = async () => ({ reference: 'E_THROWN', input: 'E_THROWN' });
       // One client, many times and by every fn (a reset, generate, the reference of a verify item with a response):
       // each confirmed, none quarantines.
       for (const fn of ['reset', 'generate', 'verify']) await confirmAndRecord(log, [reset('client:a', fn)], again);
@@ -194,19 +192,11 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
       await confirmAndRecord(log, [reset('client:c')], again);
       expect(log.quarantined(record.hash)).toMatch(/3 independent clients/);
       await log.close();
-      // The same failure at a seed the service drew (its own selection) proves the module wrong at once; so does one at
-      // the client's seed that the re-run at a seed the service draws meets too (the instance fails everywhere).
+      // The same failure at a seed the service drew (its own selection) proves the module wrong at once.
       const own = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
       await confirmAndRecord(own, [{ ...reset('client:a'), drawn: true }], again);
-      expect(own.quarantined(record.hash)).toMatch(/E_THROWN in reset at seed 2883304060, .* again when re-run alone/);
+      expect(own.quarantined(record.hash)).toMatch(/E_THROWN in reset .* again when re-run alone/);
       await own.close();
-      const everywhere = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
-      await confirmAndRecord(everywhere, [reset('client:a')], async () => ({
-        reference: 'E_THROWN',
-        input: 'E_THROWN',
-      }));
-      expect(everywhere.quarantined(record.hash)).toMatch(/E_THROWN in reset at seed \d+, .* again when re-run alone/);
-      await everywhere.close();
     },
   );
 });
