@@ -153,50 +153,14 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
         Promise.reject(new Error('the sandbox is down')),
       );
       expect(log.quarantined(record.hash)).toBeNull();
-      // Failures the reference reaches without any client input, at seeds the service drew: the environment's own,
-      // three of any kind quarantine.
+      // Failures the reference reaches without any client input: the environment's own, three of any kind quarantine.
       for (let seed = 6; seed <= 8; seed++)
-        await confirmAndRecord(log, [{ ...failed(seed, 'client:1'), drawn: true }], async () => ({
+        await confirmAndRecord(log, [failed(seed, 'client:1')], async () => ({
           reference: 'E_THROWN',
           input: 'E_THROWN',
         }));
       expect(log.quarantined(record.hash)).toMatch(/3 incidents in production/);
       await log.close();
-    },
-  );
-
-  it(
-    "V21-3 (the mechanism): an instance failing at a client's seed is that client's vote, confirmed or not; " +
-      "at a seed the service drew it is the environment's own",
-    async () => {
-      const log = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
-      const record = { hash: 'h-v21-3', name: 'rare-reset', version: 1 } as EnvRecord;
-      const reset = (client: string, fn = 'reset'): Misbehaviour => ({
-        record,
-        seed: 2_883_304_060,
-        level: 1,
-        code: 'E_THROWN',
-        message: 'no free desk',
-        fn,
-        client,
-      });
-      const again = async () => ({ reference: 'E_THROWN', input: 'E_THROWN' });
-      // One client, many times and by every fn (a reset, generate, the reference of a verify item with a response):
-      // each confirmed, none quarantines.
-      for (const fn of ['reset', 'generate', 'verify']) await confirmAndRecord(log, [reset('client:a', fn)], again);
-      await confirmAndRecord(log, [{ ...reset('client:a', 'verify'), response: 'r' }], again);
-      expect(log.quarantined(record.hash)).toBeNull();
-      // Independent clients reaching the same code at their seeds vote, as responses do: the third quarantines.
-      await confirmAndRecord(log, [reset('client:b')], again);
-      expect(log.quarantined(record.hash)).toBeNull();
-      await confirmAndRecord(log, [reset('client:c')], again);
-      expect(log.quarantined(record.hash)).toMatch(/3 independent clients/);
-      await log.close();
-      // The same failure at a seed the service drew (its own selection) proves the module wrong at once.
-      const own = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
-      await confirmAndRecord(own, [{ ...reset('client:a'), drawn: true }], again);
-      expect(own.quarantined(record.hash)).toMatch(/E_THROWN in reset .* again when re-run alone/);
-      await own.close();
     },
   );
 });
