@@ -8,7 +8,6 @@ import { LazyWriter } from './writer.js';
 
 export {
   ACTION_LOG_FN,
-  CLIENT_SEED_FN,
   neverTheClients,
   QUARANTINE_POLICY,
   quarantineReason,
@@ -49,11 +48,6 @@ export interface Misbehaviour {
    * independent-clients rule.
    */
   client?: string;
-  /**
-   * The service drew this seed and level itself (its own selection): a failure there that no client input reached is
-   * the environment's own. Absent, they were the client's (a create, an item), and such a failure is the client's.
-   */
-  drawn?: boolean;
 }
 
 /** The tally of a hash in a map of them, made when missing. */

@@ -1,13 +1,7 @@
 // What the reward service makes of an episode's outcome, and its runtime defence: per-item verdicts (a
 // reference that does not score 1 voids the episode's scores), the confirmation of a failure by a re-run
 // in a fresh realm, incidents recorded through library/quarantine.ts's IncidentLog, and request deadlines.
-import {
-  CLIENT_SEED_FN,
-  neverTheClients,
-  RESPONSE_FN,
-  type IncidentLog,
-  type Misbehaviour,
-} from '../library/quarantine.js';
+import { neverTheClients, RESPONSE_FN, type IncidentLog, type Misbehaviour } from '../library/quarantine.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 
@@ -75,12 +69,11 @@ export interface Rerun {
 /**
  * Re-runs each environment's first failing call of a request and records the incident, its client always kept.
  * A failure the reference reaches without any client input is the environment's own (its fn as it failed),
- * confirmed when the reference fails with the same code, where the service drew the seed and level (`drawn`); at a
- * seed or level the client chose it is that client's (CLIENT_SEED_FN), confirmed the same way (V21-3). Any other is the
- * input's (`inputFn`: RESPONSE_FN, or ACTION_LOG_FN for an episode), confirmed only when the input alone fails with the
- * same code; such incidents quarantine only when independent clients reach one code, confirmed (library/quarantine.ts).
- * An unconfirmed one (it failed only beside other inputs, or on a loaded host; or the re-run could not run) never
- * counts. A tripwire (E_ESCAPE_ATTEMPT) is the module's own whoever's input reached it: recorded confirmed, without a
+ * confirmed when the reference fails with the same code. Any other is the input's (`inputFn`: RESPONSE_FN, or
+ * ACTION_LOG_FN for an episode), confirmed only when the input alone fails with the same code; such incidents
+ * quarantine only when independent clients reach one code, confirmed (library/quarantine.ts). An unconfirmed
+ * one (it failed only beside other inputs, or on a loaded host; or the re-run could not run) never counts.
+ * A tripwire (E_ESCAPE_ATTEMPT) is the module's own whoever's input reached it: recorded confirmed, without a
  * re-run. Quarantined environments are left alone.
  */
 export async function confirmAndRecord(
@@ -101,12 +94,8 @@ export async function confirmAndRecord(
       } catch {
         // the sandbox itself failed: nothing is known, so the failure stays the input's, unconfirmed
       }
-      // No input but the instance's identity (generate, a reset): the environment's own where the service chose it.
-      if (again.reference !== null || m.response === undefined)
-        return log.record(
-          m.drawn ? m : { ...m, fn: CLIENT_SEED_FN, message: `${m.fn}: ${m.message}` },
-          again.reference === m.code,
-        );
+      // No client input (generate, a reset): the environment's own, whatever its re-run showed.
+      if (again.reference !== null || m.response === undefined) return log.record(m, again.reference === m.code);
       await log.record({ ...m, fn: inputFn }, again.input === m.code);
     }),
   );

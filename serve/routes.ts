@@ -162,9 +162,7 @@ export function registerRoutes(
     }
     const release = service.acquire(identities.length, requestClient(request).principal);
     try {
-      // The identities are the service's own only when it drew them from a seed it chose (V21-3).
-      const drawn = body.select !== undefined && body.select.seed === undefined;
-      const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request), drawn);
+      const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request).key);
       return seed === undefined ? { items } : { seed, items };
     } finally {
       release();

@@ -5,9 +5,6 @@ import { parseEpisodicMeta } from '../contract/episodic.js';
 import { identityString } from '../contract/identity.js';
 import type { EnvRecord } from '../library/contract.js';
 import { runRollouts } from '../sandbox/rollouts.js';
-import type { Client } from './clients.js';
-import { SANDBOX_FN } from './dispatcher.js';
-import { defendEpisode } from './episode-defence.js';
 import type { InstanceIdentity, SampledItem } from './schemas.js';
 import type { Service } from './service.js';
 
@@ -17,17 +14,13 @@ export interface EpisodicEntry {
   record: EnvRecord;
 }
 
-/**
- * Samples every entry of one episodic environment version; each item is filled in `out` at its index, and a failing
- * one is recorded as an incident of `client`'s (the environment's own where the service `drawn` the seeds: V21-3).
- */
+/** Samples every entry of one episodic environment version; each item is filled in `out` at its index. */
 export async function sampleEpisodic(
   service: Service,
   entries: EpisodicEntry[],
   reveal: boolean,
   out: SampledItem[],
-  client: Client,
-  drawn: boolean,
+  owner: string,
 ): Promise<void> {
   const record = (entries[0] as EpisodicEntry).record;
   const meta = parseEpisodicMeta(record.meta);
@@ -56,7 +49,7 @@ export async function sampleEpisodic(
     observations: reveal,
   }));
   // In the client's turn, charged a budget per rollout (sandbox-gate.ts).
-  const { rollouts } = await service.dispatcher.gate.run(client.key, requests.length, () =>
+  const { rollouts } = await service.dispatcher.gate.run(owner, requests.length, () =>
     runRollouts(service.pool, source, meta, requests, { limits: { callTimeoutMs: service.options.callTimeoutMs } }),
   );
   entries.forEach(({ index }, k) => {
@@ -64,10 +57,6 @@ export async function sampleEpisodic(
     const r = rollouts[k];
     const base = { ...id, ground_truth: identityString(id), kind: 'episodic' as const };
     if (!r?.ok) {
-      if (r && service.defence.isIncident(r.code) && r.fn !== SANDBOX_FN) {
-        const failure = { code: r.code, message: r.message, fn: r.fn, actions: [], client, drawn };
-        void defendEpisode(service, { record, meta, seed: id.seed, level: id.level, ...failure });
-      }
       out[index] = {
         ...base,
         error: { code: r?.code ?? 'E_PROTOCOL', message: `${r?.fn ?? 'rollout'}: ${r?.message ?? 'no result'}` },

@@ -16,7 +16,6 @@ import type { EnvKind } from '../kinds/contract.js';
 import { kindOf } from '../kinds/registry.js';
 import type { EnvRecord } from '../library/contract.js';
 import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
-import { incidentClient, type Client } from './clients.js';
 import { isUnrun } from './job-attribution.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { ServeError } from './options.js';
@@ -28,17 +27,15 @@ import { sampleEpisodic, type EpisodicEntry } from './sample-episodic.js';
 export type { SampledItem } from './schemas.js';
 
 /**
- * The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as
- * `client`'s; a failing item is its incident (the environment's own only where the service `drawn` the identities).
+ * The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as `owner`
+ * (a client's key).
  */
 export async function sampleItems(
   service: Service,
   identities: InstanceIdentity[],
   reveal: boolean,
-  client: Client,
-  drawn: boolean,
+  owner: string,
 ): Promise<SampledItem[]> {
-  const owner = client.key;
   const catalog = service.catalog;
   const resolved = identities.map((identity, i) => {
     const found = catalog.resolveAnyKind(identity);
@@ -73,7 +70,7 @@ export async function sampleItems(
   });
   let sandboxDown: string | null = null;
   const work = Promise.all([
-    ...[...episodic.values()].map((entries) => sampleEpisodic(service, entries, reveal, out, client, drawn)),
+    ...[...episodic.values()].map((entries) => sampleEpisodic(service, entries, reveal, out, owner)),
     ...[...byModule.values()].map(async (indices) => {
       const record = resolved[indices[0] as number]!.record;
       const source = await service.source(record);
@@ -105,14 +102,7 @@ export async function sampleItems(
         if (failed) {
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
           else if (service.defence.isIncident(failed.code) && !isUnrun(result))
-            misbehaved.push({
-              record,
-              seed: id.seed,
-              level: id.level,
-              ...failed,
-              client: incidentClient(client),
-              drawn,
-            });
+            misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
           out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
           return;
         }
