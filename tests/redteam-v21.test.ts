@@ -45,16 +45,15 @@ describe('V21-2 closed: a body is bounded by the values it parses into, counted 
   }, 300_000);
 });
 
-describe("V21-3 closed: a reset failing at a client's seed is that client's vote, not the environment's", () => {
-  it("V21-3: one client's create at a seed the sample showed failing quarantines nothing", async () => {
+describe.runIf(open('V21-3'))("V21-3 open: a reset failing at a client's seed quarantines it for everyone", () => {
+  it("V21-3: one client's create at a seed the sample showed failing quarantines the environment", async () => {
     const r = await runScript('seed-quarantine.mjs', ['rare-reset.js', '8000'], 240_000);
     expect(r.victimBefore, JSON.stringify(r)).toBe(200);
     expect(r.itemsFailed).toBeGreaterThanOrEqual(1);
     expect(r.attackerCreate).toBe('422 E_THROWN');
-    // Closed: the sample's failure and the create's are both recorded, each the attacker's vote; the victim is served.
-    const vote = { fn: 'instance(client seed)', code: 'E_THROWN', confirmed: true, client: expect.any(String) };
-    expect(r.incidents).toEqual([vote, vote]);
-    expect(r.victimAfter).toBe(200);
+    // Still open: the failure at the attacker's seed is the environment's own, confirmed; the victim is refused.
+    expect(r.incidents).toEqual([{ fn: 'reset', code: 'E_THROWN', confirmed: true, client: expect.any(String) }]);
+    expect(r.victimAfter).toBe('409 E_QUARANTINED');
   }, 300_000);
 
   it('V21-3 twin: the same scan and create on the honest twin quarantine nothing', async () => {
