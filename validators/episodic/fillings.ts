@@ -17,8 +17,11 @@ const OPS: readonly Relation['op'][] = ['-', '+', '*', '/', '%'];
 const RELATIONS = 12;
 /** Controls per call: the reference's other calls of the tool. */
 export const CONTROLS = 2;
-/** Places of one text that spell an argument's value, each a copy source. */
-const PLACES = 3;
+/**
+ * Places of one text that spell an argument's value, each a copy source (redteam-trust21 R11: a receipt spelling the
+ * refund in list, price, paid and refundable amounts is four places; three left the refundable one out).
+ */
+const PLACES = 8;
 /**
  * Calls with another confirmed value tried beside the first, per added call (redteam-trust21 R11: a receipt's list,
  * price, paid and refundable amounts are four; two left the refundable one untried). Each distinct value is a call;
