@@ -8,7 +8,7 @@
 // refuses, or one that changes nothing, is the environment enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
-import { cheapPlans, namesEntity } from '../episodic/cheap-plan.js';
+import { cheapPlans } from '../episodic/cheap-plan.js';
 import { listingsOf, LOOKS_BUDGET, looksOf, openingOf } from '../episodic/looks.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
@@ -333,16 +333,9 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts:
-              looks.length +
-              chosen.rollouts +
-              runs.length +
-              withouts.length +
-              placed.rollouts +
-              prefixes.length +
-              searches +
-              logs.length +
-              neutrals,
+            rollouts: [looks.length, chosen.rollouts, runs.length, withouts.length, placed.rollouts, prefixes.length]
+              .concat([searches, logs.length, neutrals])
+              .reduce((x, y) => x + y, 0),
             gates: chosen.gates,
             routes: routes.size,
             // The calls no control confirmed: their refusals are no evidence the rule is enforced (undecided).
