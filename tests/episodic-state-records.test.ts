@@ -72,6 +72,26 @@ describe('state records', () => {
     orders['O-3'] = 'O-3: gift card, price $50, refundable $50.';
     expect(checkedCall(returns, refunds[0] as never, 'order_id', 'O-3', refunds, seen).alternatives).toEqual([]);
   });
+
+  it('tries every place a receipt spells the value, the fourth amount too (redteam-trust21 R11)', () => {
+    const returns = metaWith([
+      tool('read_order', { order_id: id }),
+      tool('refund', { order_id: id, amount: { type: 'integer', minimum: 1, maximum: 500 } }),
+    ]);
+    const row = (o: string, item: string, v: number[]) =>
+      `${o}: ${item}, list $${v[0]}, price $${v[1]}, paid $${v[2]}, net $${v[3]}, refundable $${v[4]}.`;
+    const orders: Record<string, string> = {
+      'O-1': row('O-1', 'lamp', [40, 40, 40, 40, 40]),
+      'O-2': row('O-2', 'kettle', [25, 25, 25, 25, 25]),
+      'O-3': row('O-3', 'gift card', [55, 50, 49, 52, 47]),
+    };
+    const refunds = [A('refund', { order_id: 'O-1', amount: 40 }), A('refund', { order_id: 'O-2', amount: 25 })];
+    const seen = { reads: (e: string) => (orders[e] ? [orders[e] as string] : []), shown: [] };
+    const filled = checkedCall(returns, refunds[0] as never, 'order_id', 'O-3', refunds, seen);
+    const tried = [filled.call, ...filled.alternatives].map((a) => a.args.amount);
+    expect(tried).toEqual([55, 50, 49, 52, 47]);
+    expect(filled.unconfirmed).toEqual([]);
+  });
 });
 
 describe('an open argument searched on the world', () => {

@@ -206,7 +206,8 @@ export const episodicWithheld: EpisodicCheck = {
         const placed = await placeRouteCalls(routeAsks, book, tools.run);
         const routePlace = new Map(routeAsks.map((a, j) => [a.key, placed.places[j] ?? -1]));
         const unsure = new Set<string>();
-        const logs: Array<WithheldLog & { of: number; cheap?: string; open?: string[] }> = episodes
+        type Log = WithheldLog & { of: number; cheap?: string; open?: string[]; hints?: Record<string, number[]> };
+        const logs: Log[] = episodes
           .flatMap((i, k) => {
             const all = acts.get(i) as Action[];
             return (trials[k] as Trial[]).flatMap((t) =>
@@ -217,7 +218,7 @@ export const episodicWithheld: EpisodicCheck = {
                 const place = route ? (routePlace.get(`${k}|${t.tool}|${entity}`) ?? -1) : body.length;
                 if (place < 0) return [];
                 const reads = readsOf(ctx.meta, t.arg, entity, readSkip(i, k));
-                const { call: first, alternatives, follow, open, unconfirmed } = callOf(k, t, entity);
+                const { call: first, alternatives, follow, open, hints, unconfirmed } = callOf(k, t, entity);
                 if (unconfirmed) unsure.add(`${k}|${t.tool}|${entity}`);
                 const finish = all.at(-1) as Action;
                 const skipped = (a: Action) => free.has(`${i}|${a.tool}`);
@@ -234,7 +235,7 @@ export const episodicWithheld: EpisodicCheck = {
                       call,
                       actions: withCallsAt(plan, place, [...reads, call, ...follow], finish),
                       at: place + reads.length,
-                      ...(call === first ? { open } : {}),
+                      ...(call === first ? { open, hints } : {}),
                       ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
                     };
                     // The plans a cheap policy plays (cheap-plan.ts: redteam-trust13 X5, redteam-trust14 X5b): a
@@ -327,16 +328,9 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts:
-              looks.length +
-              chosen.rollouts +
-              runs.length +
-              withouts.length +
-              placed.rollouts +
-              prefixes.length +
-              searches +
-              logs.length +
-              neutrals,
+            rollouts: [looks.length, chosen.rollouts, runs.length, withouts.length, placed.rollouts, prefixes.length]
+              .concat([searches, logs.length, neutrals])
+              .reduce((x, y) => x + y, 0),
             gates: chosen.gates,
             routes: routes.size,
             // The calls no control confirmed: their refusals are no evidence the rule is enforced (undecided).

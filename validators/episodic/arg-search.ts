@@ -1,13 +1,15 @@
 // An added call's argument no confirmed source gives, searched on the world (redteam-trust20 T3): the world's refusal
-// of a wrongly filled call is no evidence for a rule, so an unconfirmed integer argument is tried at each value its
-// schema allows, in one replay, and the one value the world takes unlike all the others fills the call.
+// of a wrongly filled call is no evidence for a rule, so an unconfirmed integer argument is tried, each value in a
+// replay of its own from the call's prefix (redteam-trust21 R2: no try changes the world for the next), first at the
+// values the entity's texts make plausible whatever the schema's range (R1), then at each value a narrow range allows;
+// the one value the world takes unlike all the others fills the call.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { replayOf } from '../checks/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 import type { WithheldLog } from './withheld.js';
 
-/** Values tried per search at most (one replay of this many calls). */
+/** A narrow range's values tried per search at most (each a replay of its own, after the plausible ones). */
 const TRIES = 40;
 
 /** An added call to search: its episode, its log up to the call, the call and the arguments no source confirmed. */
@@ -16,6 +18,8 @@ export interface Unconfirmed {
   before: readonly Action[];
   call: Action;
   open: readonly string[];
+  /** The values the entity's texts make plausible, per argument (plausible.ts), tried first. */
+  hints?: Readonly<Record<string, readonly number[]>>;
 }
 
 /** The values an integer argument is tried at: its schema's range, else from 0 or 1 up past the template's value. */
@@ -39,50 +43,76 @@ export function oddOneOut(changes: readonly (readonly string[])[]): number {
   return lone >= 0 && (changes[lone]?.length ?? 0) > 0 && keys.length > 2 ? lone : -1;
 }
 
+/** A search: the argument, the plausible values tried first and the rest of a narrow range, with their changes. */
+interface Ask {
+  j: number;
+  name: string;
+  first: number[];
+  rest: number[];
+  changes: (readonly string[])[];
+  failed?: boolean;
+}
+
 /**
  * The value each call's first searchable open argument takes where the world accepts it ({ name, value } or null),
- * with the replays run: each call tried at every allowed value in turn after its log's prefix.
+ * with the replays run: each value in a replay of its own after its log's prefix, the plausible values first (padded
+ * from the range's start to three, so the wrong tries agree), the rest of a narrow range only where they found none.
  */
 export async function searchOpen(
   meta: EpisodicMeta,
   calls: readonly Unconfirmed[],
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<{ found: ({ name: string; value: number } | null)[]; rollouts: number }> {
-  const asks = calls.map((c) => {
+  const asks = calls.flatMap((c, j): Ask[] => {
     for (const name of c.open) {
-      const values = valuesOf(meta, c.call, name);
-      if (values) return { name, values };
+      const schema = propsOf(meta, c.call.tool)[name] as
+        | { type?: string; minimum?: number; maximum?: number }
+        | undefined;
+      if (schema?.type !== 'integer' || typeof c.call.args[name] !== 'number') continue;
+      const range = valuesOf(meta, c.call, name) ?? [];
+      const first = [...(c.hints?.[name] ?? [])];
+      if (range.length === 0 && first.length === 0) continue;
+      const lo = Math.ceil(schema.minimum ?? 0);
+      for (let v = lo; first.length < 3 && v <= (schema.maximum ?? lo + 3); v++) if (!first.includes(v)) first.push(v);
+      return [{ j, name, first, rest: range.filter((v) => !first.includes(v)), changes: [] }];
     }
-    return null;
+    return [];
   });
-  const wanted = calls.flatMap((c, j) => {
-    const ask = asks[j];
-    if (!ask) return [];
-    const tries = ask.values.map(
-      (value): Action => ({ tool: c.call.tool, args: { ...c.call.args, [ask.name]: value } }),
-    );
-    return [{ j, request: replayOf(c.ref, [...c.before, ...tries], { changes: true }) }];
-  });
-  const results = wanted.length > 0 ? await run(wanted.map((w) => w.request)) : [];
+  let rollouts = 0;
+  const tryAt = async (pending: Ask[], pick: (a: Ask) => number[]) => {
+    const tries = pending.flatMap((a) => pick(a).map((value) => ({ a, value })));
+    const results =
+      tries.length > 0 ? await run(tries.map((t) => request(calls[t.a.j] as Unconfirmed, t.a, t.value))) : [];
+    rollouts += tries.length;
+    tries.forEach((t, k) => {
+      const r = results[k];
+      if (!r?.ok) t.a.failed = true;
+      else t.a.changes.push(r.changes?.[(calls[t.a.j] as Unconfirmed).before.length] ?? []);
+    });
+  };
+  const request = (c: Unconfirmed, a: Ask, value: number) =>
+    replayOf(c.ref, [...c.before, { tool: c.call.tool, args: { ...c.call.args, [a.name]: value } }], { changes: true });
+  const lone = (a: Ask) => (a.failed ? -1 : oddOneOut(a.changes));
+  await tryAt(asks, (a) => a.first);
+  await tryAt(
+    asks.filter((a) => lone(a) < 0 && !a.failed),
+    (a) => a.rest,
+  );
   const found: ({ name: string; value: number } | null)[] = calls.map(() => null);
-  wanted.forEach(({ j }, k) => {
-    const r = results[k];
-    const ask = asks[j];
-    if (!ask || !r?.ok) return;
-    const from = (calls[j] as Unconfirmed).before.length;
-    const lone = oddOneOut(ask.values.map((_, t) => r.changes?.[from + t] ?? []));
-    if (lone >= 0) found[j] = { name: ask.name, value: ask.values[lone] as number };
-  });
-  return { found, rollouts: wanted.length };
+  for (const a of asks) {
+    const at = lone(a);
+    if (at >= 0) found[a.j] = { name: a.name, value: [...a.first, ...a.rest][at] as number };
+  }
+  return { found, rollouts };
 }
 
 /**
- * Searches the open argument of every added call that has one (one replay per distinct call and log prefix) and
+ * Searches the open argument of every added call that has one (once per distinct call and log prefix) and
  * writes the value found into the call, in every log that holds it; the number of replays.
  */
 export async function searchLogs(
   meta: EpisodicMeta,
-  logs: (WithheldLog & { of: number; open?: readonly string[] })[],
+  logs: (WithheldLog & { of: number; open?: readonly string[]; hints?: Readonly<Record<string, number[]>> })[],
   refs: readonly Rollout[],
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<number> {
@@ -97,6 +127,7 @@ export async function searchLogs(
     before: l.actions.slice(0, l.at),
     call: l.call,
     open: l.open ?? [],
+    ...(l.hints ? { hints: l.hints } : {}),
   }));
   const { found, rollouts } = await searchOpen(meta, asks, run);
   [...groups.values()].forEach((group, j) => {

@@ -8,6 +8,7 @@ import { propsOf, type Action } from './adversaries.js';
 import { writtenDate } from './dates.js';
 import { ROUNDINGS, relationsOf, shownValues, valueOf, type Relation } from './derived.js';
 import { tokensOf } from './probes.js';
+import { plausibleValues } from './plausible.js';
 import { shapeOf } from './structure.js';
 import { alike, filledCall, spells } from './withheld.js';
 
@@ -16,10 +17,17 @@ const OPS: readonly Relation['op'][] = ['-', '+', '*', '/', '%'];
 const RELATIONS = 12;
 /** Controls per call: the reference's other calls of the tool. */
 export const CONTROLS = 2;
-/** Places of one text that spell an argument's value, each a copy source. */
-const PLACES = 3;
-/** Calls with another confirmed value tried beside the first, per added call. */
-const ALTERNATIVES = 2;
+/**
+ * Places of one text that spell an argument's value, each a copy source (redteam-trust21 R11: a receipt spelling the
+ * refund in list, price, paid and refundable amounts is four places; three left the refundable one out).
+ */
+const PLACES = 8;
+/**
+ * Calls with another confirmed value tried beside the first, per added call (redteam-trust21 R11: a receipt's list,
+ * price, paid and refundable amounts are four; two left the refundable one untried). Each distinct value is a call;
+ * the cap only bounds a pathological text, the values past it counted unconfirmed (undecided), never passed.
+ */
+const ALTERNATIVES = 6;
 
 /**
  * What shows an episode's entities: each one's reads' replies after the plan (readsOf's order), the texts shown, and
@@ -153,7 +161,7 @@ export function checkedCall(
   entity: string,
   body: readonly Action[],
   showing: Showing,
-): { call: Action; alternatives: Action[]; unconfirmed: string[] } {
+): { call: Action; alternatives: Action[]; unconfirmed: string[]; hints: Record<string, number[]> } {
   const own = String(template.args[arg]);
   const controls = controlsOf(body, template.tool, arg, own);
   const shapes = new Set([own, entity, ...controls.map((c) => String(c.args[arg]))].map(shapeOf));
@@ -163,7 +171,8 @@ export function checkedCall(
   const open = Object.entries(template.args)
     .filter(([n, v]) => n !== arg && (typeof v === 'string' || typeof v === 'number') && !props[n]?.enum)
     .map(([n]) => n);
-  if (controls.length === 0 || open.length === 0) return { call: fallback, alternatives: [], unconfirmed: [] };
+  if (controls.length === 0 || open.length === 0)
+    return { call: fallback, alternatives: [], unconfirmed: [], hints: {} };
   const args: Record<string, unknown> = { ...template.args, [arg]: entity };
   const checks = controls.map((c) => ({ call: c, texts: texts(String(c.args[arg])) }));
   const [myTexts, theirTexts] = [texts(own), texts(entity)];
@@ -194,12 +203,21 @@ export function checkedCall(
       found = true;
     }
   }
-  const unconfirmed = open.filter((n) => !known.has(n));
-  for (const n of unconfirmed) args[n] = fallback.args[n];
+  const past = others.slice(ALTERNATIVES).map((o) => o.name);
+  const unconfirmed = open.filter((n) => !known.has(n) || past.includes(n));
+  for (const n of open.filter((m) => !known.has(m))) args[n] = fallback.args[n];
   const alternatives = others
     .slice(0, ALTERNATIVES)
     .map((o): Action => ({ tool: template.tool, args: { ...args, [o.name]: o.value } }));
-  return { call: { tool: template.tool, args }, alternatives, unconfirmed };
+  // The values an unconfirmed integer is searched at first (plausible.ts: R1): the entity's numbers, the controls'.
+  const hints: Record<string, number[]> = {};
+  for (const n of unconfirmed.filter((m) => props[m]?.type === 'integer')) {
+    const range = props[n] as { minimum?: number; maximum?: number };
+    const given = [...checks.map((c) => c.call.args[n]), template.args[n]].filter((x) => typeof x === 'number');
+    const [lo, hi] = [range.minimum ?? Number.MIN_SAFE_INTEGER, range.maximum ?? Number.MAX_SAFE_INTEGER];
+    hints[n] = plausibleValues([...theirTexts.values()], given as number[], lo, hi);
+  }
+  return { call: { tool: template.tool, args }, alternatives, unconfirmed, hints };
 }
 
 /**
@@ -212,13 +230,21 @@ export function checkedCalls(
   entity: string,
   body: readonly Action[],
   showing: Showing,
-): { call: Action; alternatives: Action[]; follow: Action[]; open: string[]; unconfirmed: boolean } {
+): {
+  call: Action;
+  alternatives: Action[];
+  follow: Action[];
+  open: string[];
+  hints: Record<string, number[]>;
+  unconfirmed: boolean;
+} {
   const main = checkedCall(meta, trial.template, trial.arg, entity, body, showing);
   const next = trial.follow && checkedCall(meta, trial.follow.call, trial.follow.arg, entity, body, showing);
   return {
     call: main.call,
     alternatives: main.alternatives,
     open: main.unconfirmed,
+    hints: main.hints,
     follow: next ? [next.call] : [],
     unconfirmed: main.unconfirmed.length + (next?.unconfirmed.length ?? 0) > 0,
   };
