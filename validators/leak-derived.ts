@@ -5,7 +5,7 @@
 // scale fitted on half the instances, as in 60 × a / b; one number times a fitted factor or plus a fitted
 // constant; the sum or mean of a run of 3-6 consecutive numbers or of one line's numbers) are its rules. Scaled
 // and two-number relations count only in prompts with four numbers or more ("a + b" alone is the task, not a
-// leak), a run or a line's sum in prompts with two numbers more than it reads.
+// leak), a run or a line's sum in prompts with two numbers more than it reads and that it reads at most half of.
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
@@ -162,7 +162,8 @@ function summed(op: Op, a: number, b: number, p: Numbers): number | undefined {
     const i = position(a, p.lines.length);
     read = i >= 0 ? p.lines[i] : undefined;
   }
-  if (!read || n < read.length + p.relations - 2) return undefined;
+  // At most half the prompt's numbers: a sum of (nearly) all of them is the task's own aggregate (a list's mean).
+  if (!read || n < read.length + p.relations - 2 || 2 * read.length > n) return undefined;
   const total = read.reduce((x, y) => x + y, 0);
   return op.mean ? total / read.length : total;
 }

@@ -43,14 +43,18 @@ const BARRIER =
   String.raw`(?:depend(?:s|ed|ing)?\s+(?:on|upon)|wait(?:s|ed|ing)?\s+(?:for|on)|hold(?:s|ing)?\s+(?:for|on)|` +
   String.raw`hinges?\s+on|rel(?:y|ies|ied|ying)\s+on|(?:gated|blocked|conditional|contingent)\s+(?:by|on|upon)|` +
   String.raw`blocks?|gates?|(?:stops?|prevents?|keeps?|bars?)\s+(?:you|them|agents?|the agent)\s+from)`;
-const UNBARRED = new RegExp(
-  String.raw`\b(?:${NEG}|nothing)\s+${FILL}{0,3}${BARRIER}\b|\b(?:needs?|requires?)\s+no\b|` +
-    String.raw`\bor\s+not\b(?=\s*(?:[,.;:)]|$))`,
-  'gi',
-);
-/** Whether a sentence lifts a step (an obligation or a dependence negated): what a scoped obligation exempts. */
+const UNBARRED_BY_NAME = String.raw`\b(?:${NEG}|nothing)\s+${FILL}{0,3}${BARRIER}\b`;
+const UNBARRED = new RegExp(String.raw`${UNBARRED_BY_NAME}|\b(?:needs?|requires?)\s+no\b`, 'gi');
+/**
+ * Whether a sentence lifts a step it names (an obligation or a dependence negated): what a scoped obligation exempts.
+ * "needs no" lifts only the step of the sentence before ("cheaper orders need no check"); in a sentence naming tools
+ * it describes an entity ("never drain a server that needs no patch"), and "booked or not" lifts nothing.
+ */
+export const liftsByName = (sentence: string): boolean =>
+  new RegExp(LIFTED.source, 'i').test(sentence) || new RegExp(UNBARRED_BY_NAME, 'i').test(sentence);
+/** Whether a sentence lifts any step (liftsByName, or "needs no …"). */
 export const liftsAny = (sentence: string): boolean =>
-  new RegExp(LIFTED.source, 'i').test(sentence) || new RegExp(UNBARRED.source, 'i').test(sentence);
+  liftsByName(sentence) || new RegExp(UNBARRED.source, 'i').test(sentence);
 /** A permission negated ("not optional", "never up to you"): an obligation. */
 const DENIED = new RegExp(String.raw`\b${NEG}\s+${FILL}{0,3}${ALLOW}\b`, 'gi');
 /** A permission by the reader's wish ("if you like"): its "if" states no condition. */

@@ -2,7 +2,7 @@
 // need no check", "verify_order is not needed for gift cards"), by name or, naming no tool, as the step the sentence
 // before stated. Such a step is no prohibition where the reference leaves it out (a call it adds is one the text
 // allows) and its ablation is judged over the episodes together (an episode whose scope is empty needs no step).
-import { liftsAny } from './rule-clauses.js';
+import { liftsAny, liftsByName } from './rule-clauses.js';
 import { mentionAt, sentencesOf, statedRules } from './stated-rules.js';
 
 /** The steps of `tools` that `text` lifts for some of its cases (see the module's sentence). */
@@ -10,13 +10,12 @@ export function scopedSteps(text: string, tools: readonly string[]): Set<string>
   const out = new Set<string>();
   let prev = '';
   for (const sentence of sentencesOf(text)) {
-    if (liftsAny(sentence)) {
-      const named = tools.filter((t) => mentionAt(sentence, t) >= 0);
-      // A lift naming no tool is about the step the sentence before orders first (not a prohibition it states:
-      // "Never refund a gift card; other orders need no approval" lifts no refund).
-      const steps = named.length > 0 ? [] : statedRules(prev, tools).filter((r) => r.before !== null);
-      for (const t of named.length > 0 ? named : steps.map((r) => r.tool)) out.add(t);
-    }
+    const named = tools.filter((t) => mentionAt(sentence, t) >= 0);
+    if (named.length > 0 && liftsByName(sentence)) for (const t of named) out.add(t);
+    // A lift naming no tool is about the step the sentence before orders first (not a prohibition it states:
+    // "Never refund a gift card; other orders need no approval" lifts no refund).
+    if (named.length === 0 && liftsAny(sentence))
+      for (const r of statedRules(prev, tools).filter((q) => q.before !== null)) out.add(r.tool);
     prev = sentence;
   }
   return out;
