@@ -20,12 +20,21 @@ describe('lifted dependences (R5)', () => {
     expect(ruled(text)).not.toContain('verify_order');
   });
 
-  it('reads "X or not" at the end of a clause as X free, not a clause that binds it', () => {
-    expect(ruled('You must refund every order, verified with verify_order or not.')).not.toContain('verify_order');
+  it('reads no lift into "X or not" (an entity described, "booked or not"), and keeps a question as a question', () => {
+    const desk = ['book', 'notify'];
+    const text = 'Book only the nights asked for, and notify every guest once their stay is settled (booked or not).';
+    expect(scopedSteps(text, desk).size).toBe(0);
     // A binding word in the clause keeps the step: "whether the order is valid or not" only asks a question.
     expect(ruled('Always run verify_order to see whether the order is valid or not before refunding.')).toContain(
       'verify_order',
     );
+  });
+
+  it('lifts by "needs no" only the step named right after it, never the sentence\'s other steps', () => {
+    const pool = ['drain_server', 'patch_server'];
+    expect(
+      scopedSteps('Drain each server before you patch it, and never drain a server that needs no patch.', pool).size,
+    ).toBe(0);
   });
 
   it('keeps a dependence stated plainly, and a negated call, as rules', () => {

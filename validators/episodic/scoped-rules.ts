@@ -5,6 +5,9 @@
 import { liftsAny, liftsByName } from './rule-clauses.js';
 import { mentionAt, sentencesOf, statedRules } from './stated-rules.js';
 
+/** "needs no", "requires no": what follows is not needed. */
+const NEEDS_NO = /\b(?:needs?|requires?)\s+no\b/gi;
+
 /** The steps of `tools` that `text` lifts for some of its cases (see the module's sentence). */
 export function scopedSteps(text: string, tools: readonly string[]): Set<string> {
   const out = new Set<string>();
@@ -12,6 +15,11 @@ export function scopedSteps(text: string, tools: readonly string[]): Set<string>
   for (const sentence of sentencesOf(text)) {
     const named = tools.filter((t) => mentionAt(sentence, t) >= 0);
     if (named.length > 0 && liftsByName(sentence)) for (const t of named) out.add(t);
+    // "needs no X" lifts the step it names right after it ("Gift cards need no verify_order"), not the sentence's
+    // other steps ("never drain a server that needs no patch" lifts no drain).
+    for (const m of sentence.matchAll(NEEDS_NO))
+      for (const t of named)
+        if (mentionAt(sentence.slice(m.index + m[0].length, m.index + m[0].length + 40), t) >= 0) out.add(t);
     // A lift naming no tool is about the step the sentence before orders first (not a prohibition it states:
     // "Never refund a gift card; other orders need no approval" lifts no refund).
     if (named.length === 0 && liftsAny(sentence))
