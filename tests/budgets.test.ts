@@ -134,7 +134,11 @@ describe('memory is bounded at the process level', () => {
       const source = envSource({
         generate:
           'const keep = []; for (let i = 0; i < 64; i++) keep.push(new Float64Array(2 ** 20).fill(i)); ' +
-          "return { prompt: 'p' + keep.length };",
+          // Held a while (reading it over and over), so the pool's RSS check, an interval, sees it even on a loaded
+          // host (a fresh-clone CI once ran the call through in 269 ms, before the check came round).
+          'let s = 0; for (let r = 0; r < 400; r++) for (const a of keep) for (let j = 0; j < a.length; j += 256) ' +
+          's += a[j]; ' +
+          "return { prompt: 'p' + keep.length + s };",
       });
       const { results } = await small.run({ source, calls: [{ op: 'episode', seed: 1, level: 1 }] });
       expect(results[0]).toMatchObject({
