@@ -147,17 +147,27 @@ function* rulesOf(f: Featured): Generator<[string, number]> {
   }
 }
 
+/**
+ * What a feature rule ("max:F", "min:F", "odd:F", "is:F=c") says of the one it picks, after its noun ("with the highest
+ * F"); `noun` names the others ("no other option shares"). leak-items.ts reads list items with the same rules.
+ */
+export function featurePhrase(rule: string, noun: string): string {
+  const colon = rule.indexOf(':');
+  const [kind, rest] = [rule.slice(0, colon), rule.slice(colon + 1)];
+  if (kind === 'max') return `with the highest ${rest}`;
+  if (kind === 'min') return `with the lowest ${rest}`;
+  if (kind === 'odd') return `whose ${rest} no other ${noun} shares`;
+  const eq = rest.lastIndexOf('=');
+  return `whose ${rest.slice(0, eq)} is ${rest.slice(eq + 1)}`;
+}
+
 function describe(rule: string): string {
   const colon = rule.indexOf(':');
   const [kind, rest] = colon < 0 ? [rule, ''] : [rule.slice(0, colon), rule.slice(colon + 1)];
   if (kind === 'last') return 'the last option';
   if (kind === 'pos') return `option ${Number(rest) + 1}`;
   if (kind === 'text') return `the option reading "${rest.slice(0, 40)}"`;
-  if (kind === 'max') return `the option with the highest ${rest}`;
-  if (kind === 'min') return `the option with the lowest ${rest}`;
-  if (kind === 'odd') return `the option whose ${rest} no other option shares`;
-  const eq = rest.lastIndexOf('=');
-  return `the option whose ${rest.slice(0, eq)} is ${rest.slice(eq + 1)}`;
+  return `the option ${featurePhrase(rule, 'option')}`;
 }
 
 /**

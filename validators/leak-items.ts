@@ -4,7 +4,7 @@
 // family whose features it reuses; features that rank items by the value of their numbers are left out, as that
 // ranking may be the task itself ("the row with the highest mean").
 import { answerContent } from '../sandbox/answer.js';
-import { featurise, type Featured, picks } from './choice-rules.js';
+import { featurePhrase, featurise, type Featured, picks } from './choice-rules.js';
 import { type ListItem, lower, MARKER, MAX_ANSWER_TOKENS, promptItemLists } from './leak-lists.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
@@ -78,7 +78,12 @@ export const ITEMS: ReaderFamily = {
       const a = answers[i] as string[];
       if (a.length === 0 || a.length > MAX_ANSWER_TOKENS) return new Map<number, Featured>();
       const lists = promptItemLists(e.instance.prompt);
-      return new Map(RANKS.flatMap((r) => (caseOf(lists, r, a) ? [[r, caseOf(lists, r, a) as Featured]] : [])));
+      return new Map(
+        RANKS.flatMap((r) => {
+          const f = caseOf(lists, r, a);
+          return f ? [[r, f] as const] : [];
+        }),
+      );
     });
     if (cases.filter((c) => c.size > 0).length < 0.8 * samples.length) return null;
     const earned = (rule: Rule, i: number) => {
@@ -100,18 +105,8 @@ export const ITEMS: ReaderFamily = {
       describe(rule) {
         const { list, option } = JSON.parse(rule) as Rule;
         const where = list >= 0 ? `list ${list + 1}` : list === -1 ? 'the last list' : `list ${-list} from the end`;
-        return `the answer is the item of the prompt's ${where} ${describeOption(option)}`;
+        return `the answer is the item of the prompt's ${where} ${featurePhrase(option, 'item')}`;
       },
     };
   },
 };
-
-function describeOption(option: string): string {
-  const colon = option.indexOf(':');
-  const [kind, rest] = [option.slice(0, colon), option.slice(colon + 1)];
-  if (kind === 'max') return `with the highest ${rest}`;
-  if (kind === 'min') return `with the lowest ${rest}`;
-  if (kind === 'odd') return `whose ${rest} no other item shares`;
-  const eq = rest.lastIndexOf('=');
-  return `whose ${rest.slice(0, eq)} is ${rest.slice(eq + 1)}`;
-}
