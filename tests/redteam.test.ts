@@ -558,10 +558,10 @@ describe('red team, class 1: host harm', () => {
   }, 120_000);
 });
 
-// Red team rtS (session 15), rts20 (session 16) and rts21 (session 17) on the single-turn verifiers:
-// tests/fixtures/redteam-st19/'s, redteam-st20/'s and redteam-st21/'s manifests. An open entry is a finding of its
-// FINDINGS.md that the validator decides wrong today: asserted wrong at seed 11, so CI stays green while the hole
-// exists and fails the day a fix closes it (then mark it closed, judged at 11, 22 and 33).
+// Red team rtS (session 15), rts20 (session 16), rts21 and rt22 (session 17) on the single-turn verifiers:
+// tests/fixtures/redteam-st19/'s, redteam-st20/'s, redteam-st21/'s and redteam-s17/'s manifests. An open entry is a
+// finding of its FINDINGS.md that the validator decides wrong today: asserted wrong at seed 11, so CI stays green while
+// the hole exists and fails the day a fix closes it (then mark it closed, judged at 11, 22 and 33).
 function singleTurnCorpus(title: string, dir: string) {
   describe(title, () => {
     const all = readRedteam([dir]);
@@ -570,7 +570,8 @@ function singleTurnCorpus(title: string, dir: string) {
     it('names each module once, a single-turn or code module of the folder, with a known verdict and status', () => {
       expect(new Set(all.map((e) => e.file)).size).toBe(all.length);
       for (const e of all) {
-        expect(['single-turn', 'code'], e.file).toContain(e.kind);
+        // A folder of a red team on every kind (redteam-s17) lists episodic entries too (tests/redteam-trust4.test.ts).
+        expect(['single-turn', 'code', 'episodic'], e.file).toContain(e.kind);
         expect(['reject', 'admit']).toContain(e.expect);
         expect(['open', 'closed']).toContain(e.status);
         expect(e.class.length).toBeGreaterThan(0);
@@ -592,3 +593,4 @@ function singleTurnCorpus(title: string, dir: string) {
 singleTurnCorpus('red team rtS: tests/fixtures/redteam-st19/', 'redteam-st19');
 singleTurnCorpus('red team rts20: tests/fixtures/redteam-st20/', 'redteam-st20');
 singleTurnCorpus('red team rts21: tests/fixtures/redteam-st21/', 'redteam-st21');
+singleTurnCorpus('red team rt22 (session 17, every kind): tests/fixtures/redteam-s17/', 'redteam-s17');
