@@ -18,6 +18,7 @@ export const SHARED_PROCESS_FILES = [
   'tests/episodic-author.test.ts',
   'tests/episodic-readers.test.ts',
   'tests/episodic-stated-rules.test.ts',
+  'tests/episodic-treatments.test.ts',
   'tests/episodic-typed.test.ts',
   'tests/feedback.test.ts',
   'tests/instance-names.test.ts',
