@@ -37,6 +37,7 @@ export const SHARED_PROCESS_FILES = [
   'tests/prompt-profiles.test.ts',
   'tests/prompts.test.ts',
   'tests/prose.test.ts',
+  'tests/queue-expiry.test.ts',
   'tests/recent.test.ts',
   'tests/redteam-rtv-readers.test.ts',
   'tests/report.test.ts',
