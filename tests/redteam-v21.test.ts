@@ -70,7 +70,7 @@ describe("V21-3 closed: an instance failing at a client's seed or level is that 
     expect(r.victimAfter).toBe(200);
   }, 300_000);
 
-  it('V21-3 variant: a generate failing at a level and seed the client listed (sample items, then a verify)', async () => {
+  it('V21-3 variant: a generate failing at a level and seed the client listed (sample items, a verify)', async () => {
     const r = await runScript('level-quarantine.mjs', ['8000'], 240_000);
     expect(r.victimBefore, JSON.stringify(r)).toEqual(['scored', 'scored']);
     expect(r.failedAt).toMatchObject({ level: 3, code: 'E_THROWN' });
