@@ -193,6 +193,34 @@ describe('envforge serve: runtime defence', () => {
   });
 });
 
+describe("envforge serve: a failure at a seed the service drew is the environment's own (V21-3)", () => {
+  it('a sample the service drew (select without a seed) meeting a failing instance quarantines at once', async () => {
+    // Generate throws at about one seed in ten of level 3: a client-chosen seed would be its vote, but here the
+    // service drew the 200 seeds itself.
+    const tenth = productEnv('tenth-product', "if (level === 3 && rng.int(1, 10) === 1) throw new Error('no stock');");
+    const drawnDir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-drawn-')), 'lib');
+    const library = SqliteLibrary.open(drawnDir, { create: true });
+    await library.admit(fakeAdmission(tenth, sampleMeta('tenth-product', { levels: 4 })));
+    await library.close();
+    const drawn = await startServer({ libraryDir: drawnDir, port: 0, pool, reloadIntervalMs: 100 });
+    try {
+      const sample = (select: object) =>
+        fetch(`${drawn.url}/v1/sample`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ select }),
+        }).then((r) => r.json() as Promise<{ items: Array<{ error?: { code: string } }> }>);
+      const first = await sample({ env: 'tenth-product', n: 200, levels: [3, 3] });
+      expect(first, JSON.stringify(first).slice(0, 500)).toHaveProperty('items');
+      expect(first.items.some((i) => i.error?.code === 'E_THROWN')).toBe(true);
+      const after = await sample({ env: 'tenth-product', n: 1, levels: [1, 1] });
+      expect(after.items[0]?.error?.code).toBe('E_QUARANTINED');
+    } finally {
+      await drawn.close();
+    }
+  }, 60_000);
+});
+
 describe('envforge export: runtime defence', () => {
   it(
     'an environment whose generate fails in production is recorded, quarantined and left ' +
