@@ -44,8 +44,8 @@ export function tokensOf(text: string): string[] {
 
 /**
  * The reference actions whose every argument the prompt spells out (enum and boolean arguments redrawn, and each
- * entity's treatment redrawn among `treatments`, the references' own: validators/episodic/treatments.ts): a leak replays
- * them.
+ * entity's treatment redrawn among `treatments`, the references' own: validators/episodic/treatments.ts): a leak
+ * replays them.
  */
 export function promptOnlyActions(
   meta: EpisodicMeta,

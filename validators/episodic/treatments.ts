@@ -76,8 +76,9 @@ const moved = (call: Call, value: string, by: string): Call => ({
 
 /**
  * `actions` with each entity's calls replaced by a treatment `draw` picks among `treatments` (none changed where
- * fewer than two exist, nor an entity whose own treatment the prompt pairs with it). A drawn tool the entity's own calls do not use takes the arguments of another entity's call
- * of that tool in `actions`, the entity put in; a tool no call of `actions` uses is left out. The calls keep their
+ * fewer than two exist, nor an entity whose own treatment the prompt pairs with it). A drawn tool the entity's own
+ * calls do not use takes the arguments of another entity's call of that tool in `actions`, the entity put in; a tool
+ * no call of `actions` uses is left out. The calls keep their
  * places: the k-th call on an entity becomes the k-th call of its new treatment, any further ones follow its last.
  */
 export function redrawTreatments(
