@@ -15,8 +15,11 @@ const OUTPUT =
 /** Head nouns of a quantity combined from several: bounding it bounds no one argument. */
 const AGGREGATE = /^(?:sum|sums|total|totals|product|products|average|mean|difference)$/i;
 /** Words for the inputs' elements, and determiners that make them a clause's subject. */
-const INPUTISH =
-  /^(?:values?|numbers?|integers?|elements?|items?|entry|entries|inputs?|arguments?|parameters?|lists?|arrays?|strings?|each|every)$/i;
+const INPUTISH = new RegExp(
+  '^(?:values?|numbers?|integers?|elements?|items?|entry|entries|inputs?|arguments?|parameters?|lists?|arrays?|' +
+    'strings?|each|every)$',
+  'i',
+);
 const DETERMINER = /^(?:each|every|all|any|the|a|an|its|their|no)$/i;
 /** Words that tell a length: "the length of nums", "the number of items in nums", "nums.length". */
 const LENGTH_BEFORE = /\b(?:length|len|size|number\s+of|count\s+of|how\s+many)\b[^.;,()]{0,25}$/i;
