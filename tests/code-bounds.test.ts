@@ -167,6 +167,8 @@ describe('the constraint notation (rt22 F3)', () => {
   it('counts a bound it cannot read whole instead of reading part of it', () => {
     for (const s of ['Constraints: 1 <= nums[i] <= 10^(9).', 'Constraints: nums[i] <= 10 ^ 9 ^ 2.'])
       expect(readBounds(s, ['nums']), s).toEqual({ bounds: [], untied: [], unread: 1 });
+    // A line break ends a number: the next line of a numbered list is no part of it.
+    expect(readBounds('1. keep the numbers below 12\n2. sort them', ['nums']).unread).toBe(0);
   });
 
   it('reads numbers as expressions', () => {

@@ -16,7 +16,8 @@ export function normalizeNotation(statement: string): string {
     .replace(/[⁰¹²³⁴⁵⁶⁷⁸⁹]+/g, (s) => `^${[...s].map((c) => SUPERSCRIPT.indexOf(c)).join('')}`);
 }
 
-const ATOM = String.raw`\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s*(?:\^|\*\*)\s*\d+)?`;
+/** One number: digits, thousands, a fraction, an exponent, a power. */
+export const ATOM = String.raw`\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s*(?:\^|\*\*)\s*\d+)?`;
 /** A number as an expression: atoms joined by products, sums and differences. */
 export const NUMBER = String.raw`(${ATOM}(?:\s*[*+-]\s*${ATOM})*)`;
 const WHOLE = new RegExp(`^${NUMBER}$`);
@@ -48,7 +49,10 @@ export function statedNumber(text: string): number {
   return total;
 }
 
-/** Whether the text after a read number still continues it ("2 x 10^5" read as 2, "10^{9}" half read). */
+/**
+ * Whether the text after a read number still continues it: a power or product not read ("10^(9)", "10 * k"), digits
+ * grouped by spaces ("100 000"), a product written with x; a line break ends it (a numbered list follows).
+ */
 export function continuesNumber(after: string): boolean {
-  return /^\s*(?:[\^*{}]|\d|[xX]\s*\d)/.test(after);
+  return /^(?:[ \t]*[\^*{]|[ \u00a0\u202f]\d{3}(?!\d)|[ \t]*[xX][ \t]*\d)/.test(after);
 }

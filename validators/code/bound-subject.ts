@@ -29,6 +29,8 @@ const LENGTH_AFTER = /^\s*\.\s*(?:length|size)\b/;
 const CLAUSE_START = /(?<![\w$])\(|[,;:]|\b(?:where|which|and|while|with)\b/gi;
 /** Verbs of the task: what follows them is what the task reads or returns. */
 const TASK_VERB = /^(?:returns?|returning|returned|computes?|prints?|outputs?)$/i;
+/** How far back a sentence is read (a longer one is read from there). */
+const SENTENCE_REACH = 240;
 /** Where a sentence starts: a full stop before a space, a line break. */
 const SENTENCE_START = /[.!?](?=\s)|\n/g;
 /** A section of input constraints starts with its heading; one of output ends it. */
@@ -42,11 +44,25 @@ export function paramOf(word: string | undefined, params: readonly string[]): nu
   return at < 0 ? undefined : at;
 }
 
-/** The end of the last match of a pattern before a position (0 when none). */
+/** The ends of a pattern's matches in the text last read, found once per text and pattern. */
+let found: { text: string; ends: Map<RegExp, number[]> } | null = null;
+
+/** The end of the last match of a pattern that ends at or before a position (0 when none). */
 function lastEnd(text: string, pattern: RegExp, pos: number): number {
-  let end = 0;
-  for (const m of text.slice(0, pos).matchAll(pattern)) end = (m.index ?? 0) + m[0].length;
-  return end;
+  if (found?.text !== text) found = { text, ends: new Map() };
+  let ends = found.ends.get(pattern);
+  if (ends === undefined) {
+    ends = [...text.matchAll(pattern)].map((m) => (m.index ?? 0) + m[0].length);
+    found.ends.set(pattern, ends);
+  }
+  let lo = 0;
+  let hi = ends.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((ends[mid] as number) <= pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? 0 : (ends[lo - 1] as number);
 }
 
 /** Whether a position lies in a constraints section (after its heading, before an output heading). */
@@ -71,7 +87,7 @@ function words(text: string, from: number, to: number): Word[] {
 /** What of a parameter a mention of it bounds, from the words around it. */
 function paramReading(text: string, w: Word): 'value' | 'length' | 'aggregate' {
   const before = text.slice(Math.max(0, w.at - 40), w.at);
-  if (LENGTH_AFTER.test(text.slice(w.at + w.word.length))) return 'length';
+  if (LENGTH_AFTER.test(text.slice(w.at + w.word.length, w.at + w.word.length + 12))) return 'length';
   if (AGGREGATE_BEFORE.test(before)) return 'aggregate';
   return LENGTH_BEFORE.test(before) ? 'length' : 'value';
 }
@@ -102,7 +118,7 @@ function clauseCue(text: string, ws: Word[], params: readonly string[]): Subject
  * before it; a clause of input words alone is tied to the parameter its sentence names, else to any argument.
  */
 export function subjectAt(text: string, pos: number, params: readonly string[]): Subject {
-  const sentence = lastEnd(text, SENTENCE_START, pos);
+  const sentence = Math.max(lastEnd(text, SENTENCE_START, pos), pos - SENTENCE_REACH);
   const clause = Math.max(sentence, lastEnd(text, CLAUSE_START, pos));
   const own = clauseCue(text, words(text, clause, pos), params);
   if (own !== null && own !== 'inputish') return own;

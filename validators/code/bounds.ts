@@ -2,7 +2,7 @@
 // 10^9", "up to 10^5 items", "year 2000 to 2400", "[0, 2000]"), each a value or a length, tied to what it bounds
 // (code/bound-subject.ts: a parameter, the inputs, or no input at all), and what the hidden tests reach of each: the
 // largest value, the longest list or string. Data for checks/code-bounds.ts.
-import { continuesNumber, NUMBER, normalizeNotation, statedNumber } from './bound-numbers.js';
+import { ATOM, continuesNumber, NUMBER, normalizeNotation, statedNumber } from './bound-numbers.js';
 import { paramOf, type Subject, subjectAt } from './bound-subject.js';
 
 export { statedNumber } from './bound-numbers.js';
@@ -56,6 +56,8 @@ const ATOM_END = new RegExp(
 /** A subject atom starting right after a sign ("10^9 >= x"). */
 const ATOM_START = /^\s*([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*)/;
 
+/** A number at the start of a text, as an expression. */
+const NUMBER_START = new RegExp(`^\\s*${NUMBER}`);
 /** How far either side of a comparison sign its subject and number are read. */
 const WINDOW = 60;
 
@@ -104,7 +106,7 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
   };
   /** The number at the start of a text, if it is whole (an unread one is counted). */
   const numberAt = (after: string): { raw: string; end: number } | null => {
-    const m = new RegExp(`^\\s*${NUMBER}`).exec(after);
+    const m = NUMBER_START.exec(after);
     if (m === null) return null;
     if (continuesNumber(after.slice(m[0].length))) {
       out.unread++;
@@ -132,28 +134,28 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
       add(leftNumber, atomSubject(text, at + m[0].length, { name: atom[1] as string, of }, params), false);
     }
   }
+  // The scans below start at a word or a single number and read the bound in a window after it: a statement of
+  // many numbers costs linear time.
+  const read = (start: number, end: number, tail?: RegExp) => {
+    const n = numberAt(text.slice(end, end + WINDOW));
+    if (n === null || (tail !== undefined && !tail.test(text.slice(end + n.end, end + n.end + 8)))) return;
+    add(n.raw, subjectAt(text, start, params), counts(text.slice(end + n.end, end + n.end + 40), params));
+  };
   // Words: "at most 2000", "values below 10^9", "up to 10^5 items", "never exceeds 50,000".
-  for (const m of text.matchAll(new RegExp(String.raw`\b${UPPER_WORDS}\b`, 'gi'))) {
-    const at = (m.index ?? 0) + m[0].length;
-    const n = numberAt(text.slice(at, at + WINDOW));
-    if (n === null) continue;
-    add(n.raw, subjectAt(text, m.index ?? 0, params), counts(text.slice(at + n.end), params));
-  }
+  for (const m of text.matchAll(new RegExp(String.raw`\b${UPPER_WORDS}\b`, 'gi')))
+    read(m.index ?? 0, (m.index ?? 0) + m[0].length);
   // Ranges: "1 to 12", "from 2000 to 2400", "between 0 and 99".
   for (const m of text.matchAll(
-    new RegExp(String.raw`(?:\bbetween\s+)?(?<![\w.^*])-?${NUMBER}\s+(?:to|and)\s+(?=\d)`, 'gi'),
+    new RegExp(String.raw`(?:\bbetween\s+)?(?<![\w.^*])-?${ATOM}\s+(?:to|and)\s+(?=\d)`, 'gi'),
   )) {
     if (/\band\s*$/i.test(m[0]) && !/^between/i.test(m[0])) continue;
-    const at = (m.index ?? 0) + m[0].length;
-    const n = numberAt(text.slice(at, at + WINDOW));
-    if (n === null) continue;
-    add(n.raw, subjectAt(text, m.index ?? 0, params), counts(text.slice(at + n.end), params));
+    read(m.index ?? 0, (m.index ?? 0) + m[0].length);
   }
   // Intervals: "[0, 2000]", "0..2000": the right end.
-  for (const m of text.matchAll(
-    new RegExp(String.raw`(?:\[\s*-?${NUMBER}\s*,\s*${NUMBER}\s*\]|\b${NUMBER}\s*\.\.\s*${NUMBER})`, 'g'),
-  ))
-    add((m[2] ?? m[4]) as string, subjectAt(text, m.index ?? 0, params), false);
+  for (const m of text.matchAll(new RegExp(String.raw`\[\s*-?${ATOM}\s*,\s*(?=\d)`, 'g')))
+    read(m.index ?? 0, (m.index ?? 0) + m[0].length, /^\s*\]/);
+  for (const m of text.matchAll(new RegExp(String.raw`(?<![\w.])${ATOM}\s*\.\.\s*(?=\d)`, 'g')))
+    read(m.index ?? 0, (m.index ?? 0) + m[0].length);
   return out;
 }
 
