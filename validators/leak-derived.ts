@@ -5,7 +5,8 @@
 // scale fitted on half the instances, as in 60 × a / b; one number times a fitted factor or plus a fitted
 // constant; the sum or mean of a run of 3-6 consecutive numbers or of one line's numbers) are its rules. Scaled
 // and two-number relations count only in prompts with four numbers or more ("a + b" alone is the task, not a
-// leak), a run or a line's sum in prompts with two numbers more than it reads and that it reads at most half of.
+// leak), a run or a line's sum in prompts with two numbers more than it reads and that it reads at most half of; and
+// in single-turn prompts only where what they read moves with the prompt's other content (leak-inputs.ts).
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
