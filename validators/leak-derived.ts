@@ -1,12 +1,11 @@
-// A reader family (readers.ts) of trivial arithmetic or formatting: the prompt's numbers are read with their
-// formats normalised (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in
-// words as in "four thousand and seven": leak-words.ts), and simple relations of them at fixed places (a
-// number itself, ±1, ×k, ÷k, the sum, difference, midpoint, product or quotient of two, the last two with a
-// scale fitted on half the instances, as in 60 × a / b; one number times a fitted factor or plus a fitted
-// constant; the sum or mean of a run of 3-6 consecutive numbers or of one line's numbers) are its rules. Scaled
-// and two-number relations count only in prompts with four numbers or more ("a + b" alone is the task, not a
-// leak), a run or a line's sum in prompts with two numbers more than it reads and that it reads at most half of; and
-// in single-turn prompts only where what they read moves with the prompt's other content (leak-inputs.ts).
+// A reader family (readers.ts) of trivial arithmetic or formatting: the prompt's numbers are read with their formats
+// normalised (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in words:
+// leak-words.ts), and simple relations of them at fixed places (a number itself, ±1, ×k, ÷k, the sum, difference,
+// midpoint, product or quotient of two, the last two with a scale fitted on half the instances, as in 60 × a / b; one
+// number times a fitted factor or plus a fitted constant; the sum or mean of a run of 3-6 numbers or of a line's) are
+// its rules. Scaled and two-number relations count only in prompts with four numbers or more ("a + b" alone is the
+// task), a run's or a line's sum with two numbers more than it reads and at most half read; in single-turn prompts only
+// where what they read moves with the prompt's other content (leak-inputs.ts: otherwise they are the task's inputs).
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
