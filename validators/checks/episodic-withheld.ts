@@ -15,7 +15,7 @@ import { bookkeeping } from '../episodic/stated-rules.js';
 import { checkedCalls, readEntities, textsShown } from '../episodic/fillings.js';
 import { recordsOf } from '../episodic/state-records.js';
 import { searchLogs } from '../episodic/arg-search.js';
-import { exemptSteps } from '../episodic/scoped-rules.js';
+import { replacesAllowed, settlementsOf, type Settlements } from '../episodic/settlements.js';
 import { textsOf } from '../episodic/tool-texts.js';
 import {
   afterLead,
@@ -83,9 +83,10 @@ export const episodicWithheld: EpisodicCheck = {
             (acts.get(i) as Action[]).at(-1)?.tool ?? '',
             ...[...decisive].flatMap((d) => d.split('|').slice(1)),
           ]);
-        // A step the texts lift for some entities (in the plan or not) is one the reference may leave out: no
-        // prohibition (R7), unless a text forbids it (scoped-rules.ts exemptSteps: redteam-s17 F5).
-        const exempts = episodes.map((i) => exemptSteps(textsOf(ctx.meta, ctx.refs[i] as Rollout), toolNames));
+        // A step the texts lift for some entities (in the plan or not) is one the reference may leave out, unless a
+        // text forbids it (R7, redteam-s17 F5); two settlements a text allows side by side: the other goes beside (F6).
+        const settled = episodes.map((i) => settlementsOf(textsOf(ctx.meta, ctx.refs[i] as Rollout), toolNames));
+        const exempts = settled.map((s) => s.exempt);
         // The trials, chosen by effect: decisive tools by their calls neutralized (a gate probed with the call it
         // lets through: redteam-trust14 Y2), entities of every shape the world answers as one (Y4).
         const chosen = await withheldTrials(
@@ -261,7 +262,8 @@ export const episodicWithheld: EpisodicCheck = {
               }),
             );
           })
-          .filter((l, j, all) => all.findIndex((m) => m.of === l.of && sameLog(m.actions, l.actions)) === j);
+          .filter((l, j, all) => all.findIndex((m) => m.of === l.of && sameLog(m.actions, l.actions)) === j)
+          .filter((l) => !replacesAllowed(settled[episodes.indexOf(l.of)] as Settlements, bodies[l.of] ?? [], l));
         // An argument no source confirmed, searched on the world (arg-search.ts: redteam-trust20 T3).
         const searches = await searchLogs(ctx.meta, logs, ctx.refs, tools.run);
         // A ticket or version each reply restates (redteam-trust14 Y3): re-read from the reply just before the added

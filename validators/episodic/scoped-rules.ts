@@ -51,8 +51,8 @@ export function scopedSteps(text: string, tools: readonly string[]): Set<string>
   return out;
 }
 
-/** A negation that forbids the call named within three words after it ("never refund", "must not ship a"). */
-const FORBIDS = /\b(?:never|not|no|cannot|[a-z]+n['\u2019]t)\s+(?:[\w'\u2019$-]+\s+){0,3}?$/i;
+/** A negation that forbids the call named within three words after it ("never refund"; not "whether or not X"). */
+const FORBIDS = /(?<!\bor\s+)\b(?:never|not|no|cannot|[a-z]+n['\u2019]t)\s+(?:[\w'\u2019$-]+\s+){0,3}?$/i;
 
 /**
  * The tools of `tools` a sentence of `text` forbids on some entities: a negation right before the tool's name, read
