@@ -2,7 +2,7 @@
 // R5, R7, R8), as pure functions: a negated dependence or barrier lifts its step, an exemption scopes the step the
 // sentence before ordered, and a prohibition or a plain obligation stays a rule.
 import { describe, expect, it } from 'vitest';
-import { scopedSteps } from '../validators/episodic/scoped-rules.js';
+import { exemptSteps, forbiddenSteps, scopedSteps } from '../validators/episodic/scoped-rules.js';
 import { statedRules } from '../validators/episodic/stated-rules.js';
 
 const TOOLS = ['list_orders', 'read_order', 'verify_order', 'refund'];
@@ -57,5 +57,34 @@ describe('scoped steps (R7, R8)', () => {
     expect(scopedSteps('Orders must be checked with verify_order before a refund.', TOOLS).size).toBe(0);
     expect(scopedSteps('Never refund a gift card; other orders need no approval.', TOOLS).size).toBe(0);
     expect(scopedSteps('Never refund a gift card. Merchandise needs no check.', TOOLS).size).toBe(0);
+  });
+});
+
+describe('a lift frees one step, and never outranks a prohibition (redteam-s17 F5)', () => {
+  it.each([
+    'Refunds do not depend on verify_order: the scan only feeds the warehouse records.',
+    'verify_order is not needed for a refund.',
+    'No verify_order is required before a refund.',
+    'Nothing keeps you from refunding an order ahead of verify_order.',
+    "verify_order doesn't need to run before a refund.",
+    'verify_order does not block a refund.',
+    'You are not required to run verify_order before a refund.',
+  ])('lifts the step freed, never the step whose precondition it was: %s', (text) => {
+    expect([...scopedSteps(text, TOOLS)]).toEqual(['verify_order']);
+  });
+
+  it('reads a negation right before a tool as a prohibition, a lifted dependence as none', () => {
+    expect([...forbiddenSteps('Gift card orders are final sale: never refund one.', TOOLS)]).toEqual(['refund']);
+    expect([...forbiddenSteps('Gift cards are not refundable.', TOOLS)]).toEqual(['refund']);
+    expect(forbiddenSteps('Refunds do not depend on verify_order.', TOOLS).size).toBe(0);
+    expect(forbiddenSteps('Refund every order, then close the desk.', TOOLS).size).toBe(0);
+  });
+
+  it('keeps a forbidden tool out of the exemptions whatever another sentence lifts', () => {
+    const text = 'Gift card orders are final sale: never refund one. A refund is not required for gift card orders.';
+    expect([...scopedSteps(text, TOOLS)]).toContain('refund');
+    expect(exemptSteps(text, TOOLS).has('refund')).toBe(false);
+    const lifted = 'Never refund a gift card. Refunds do not depend on verify_order.';
+    expect([...exemptSteps(lifted, TOOLS)]).toEqual(['verify_order']);
   });
 });

@@ -15,7 +15,7 @@ import { bookkeeping } from '../episodic/stated-rules.js';
 import { checkedCalls, readEntities, textsShown } from '../episodic/fillings.js';
 import { recordsOf } from '../episodic/state-records.js';
 import { searchLogs } from '../episodic/arg-search.js';
-import { scopedSteps } from '../episodic/scoped-rules.js';
+import { replacesAllowed, settlementsOf, type Settlements } from '../episodic/settlements.js';
 import { textsOf } from '../episodic/tool-texts.js';
 import {
   afterLead,
@@ -53,6 +53,7 @@ export const episodicWithheld: EpisodicCheck = {
       return replayOf(r, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
     });
     const states = episodes.map((i) => referenceState(ctx, i));
+    const toolNames = ctx.meta.tools.map((t) => t.name);
     return {
       requests: [...ablations.map((p) => p.request), ...states, ...looks],
       async judge(outcomes, tools) {
@@ -82,6 +83,10 @@ export const episodicWithheld: EpisodicCheck = {
             (acts.get(i) as Action[]).at(-1)?.tool ?? '',
             ...[...decisive].flatMap((d) => d.split('|').slice(1)),
           ]);
+        // A step the texts lift for some entities (in the plan or not) is one the reference may leave out, unless a
+        // text forbids it (R7, redteam-s17 F5); two settlements a text allows side by side: the other goes beside (F6).
+        const settled = episodes.map((i) => settlementsOf(textsOf(ctx.meta, ctx.refs[i] as Rollout), toolNames));
+        const exempts = settled.map((s) => s.exempt);
         // The trials, chosen by effect: decisive tools by their calls neutralized (a gate probed with the call it
         // lets through: redteam-trust14 Y2), entities of every shape the world answers as one (Y4).
         const chosen = await withheldTrials(
@@ -91,9 +96,7 @@ export const episodicWithheld: EpisodicCheck = {
             const all = acts.get(i) as Action[];
             const body = all.slice(0, -1);
             const reference = outcomes[ablations.length + k];
-            // A step the texts lift for some entities is one the reference may leave out: no prohibition (R7).
-            const exempt = scopedSteps(textsOf(ctx.meta, r), [...new Set(body.map((a) => a.tool))]);
-            const decisiveHere = (t: string) => decisive.has(`${i}|${t}`) && !exempt.has(t);
+            const decisiveHere = (t: string) => decisive.has(`${i}|${t}`) && !exempts[k]?.has(t);
             return {
               ref: r,
               body,
@@ -109,7 +112,7 @@ export const episodicWithheld: EpisodicCheck = {
           tools.run,
           book,
         );
-        const trials = chosen.trials;
+        const trials = chosen.trials.map((ts, k) => ts.filter((t) => !exempts[k]?.has(t.tool)));
         // A read never makes a decision tried here (a hold in no plan: redteam-trust17 R7).
         const readSkip = (i: number, k: number) => new Set([...skip(i), ...(trials[k] ?? []).map((t) => t.tool)]);
         // The reads of each template's entity and of each entity tried, after the plan: what fills the added calls.
@@ -259,7 +262,8 @@ export const episodicWithheld: EpisodicCheck = {
               }),
             );
           })
-          .filter((l, j, all) => all.findIndex((m) => m.of === l.of && sameLog(m.actions, l.actions)) === j);
+          .filter((l, j, all) => all.findIndex((m) => m.of === l.of && sameLog(m.actions, l.actions)) === j)
+          .filter((l) => !replacesAllowed(settled[episodes.indexOf(l.of)] as Settlements, bodies[l.of] ?? [], l));
         // An argument no source confirmed, searched on the world (arg-search.ts: redteam-trust20 T3).
         const searches = await searchLogs(ctx.meta, logs, ctx.refs, tools.run);
         // A ticket or version each reply restates (redteam-trust14 Y3): re-read from the reply just before the added

@@ -52,6 +52,49 @@ const UNBARRED = new RegExp(String.raw`${UNBARRED_BY_NAME}|\b(?:needs?|requires?
  */
 export const liftsByName = (sentence: string): boolean =>
   new RegExp(LIFTED.source, 'i').test(sentence) || new RegExp(UNBARRED_BY_NAME, 'i').test(sentence);
+/** A lift by name and the side its step stands on (redteam-s17 F5): see `liftsIn`. */
+export interface Lift {
+  from: number;
+  to: number;
+  /**
+   * 'object': named after it; 'subject': named before it (or in it); 'itself' ("need to run"): before it, else after;
+   * 'barred': after it, the first named aside.
+   */
+  side: 'object' | 'subject' | 'itself' | 'barred';
+}
+/** A copula, in or right before a lift: "X is not needed", "no X is required" (the step is the subject). */
+const COPULA = /\b(?:is|are|was|were|be|been|being|isn['\u2019]t|aren['\u2019]t|wasn['\u2019]t|weren['\u2019]t)\b/i;
+/** An obligation word that takes its step as its object ("need", "require", "must", "has to"). */
+const ACTIVE = /\b(?:needs?|require[s]?|must|(?:have|has|had) to)\s*$/i;
+/** A barrier whose subject is the step ("X does not block", "X never gates") or that bars what follows ("from"). */
+const SUBJECT_BARRIER = /\b(?:blocks?|gates?)$/i;
+const BARS = /\bfrom$/i;
+/**
+ * Where a sentence lifts a step by name, and where that step stands (redteam-s17 F5): a lift is about ONE step, the
+ * one that stops being required, never the step whose precondition it was: the object of a negated dependence ("do
+ * not depend on X", "need not X", "no need to X"), the subject of a negated state ("X is not needed for a refund", "no
+ * X is required", "X does not block"), and beside the step a barrier bars ("nothing stops you from refunding before
+ * X").
+ */
+export function liftsIn(sentence: string): Lift[] {
+  const out: Lift[] = [];
+  for (const m of sentence.matchAll(new RegExp(LIFTED.source, 'gi'))) {
+    const [from, to] = [m.index, m.index + m[0].length];
+    const before = sentence.slice(Math.max(0, from - 16), from);
+    const passive =
+      (COPULA.test(m[0]) || COPULA.test(before)) &&
+      !ACTIVE.test(m[0]) &&
+      !/^\s*(?:to|that)\b/i.test(sentence.slice(to));
+    // "X does not need to run (be called, happen) before a refund": the step is the subject all the same.
+    const itself = /^\s*(?:to\s+)?(?:be|run|happen|come|go|precede|occur|take place)\b/i.test(sentence.slice(to));
+    out.push({ from, to, side: passive ? 'subject' : itself ? 'itself' : 'object' });
+  }
+  for (const m of sentence.matchAll(new RegExp(UNBARRED_BY_NAME, 'gi'))) {
+    const [from, to] = [m.index, m.index + m[0].length];
+    out.push({ from, to, side: SUBJECT_BARRIER.test(m[0]) ? 'subject' : BARS.test(m[0]) ? 'barred' : 'object' });
+  }
+  return out;
+}
 /** Whether a sentence lifts any step (liftsByName, or "needs no …"). */
 export const liftsAny = (sentence: string): boolean =>
   liftsByName(sentence) || new RegExp(UNBARRED.source, 'i').test(sentence);
