@@ -45,8 +45,8 @@ describe('a list or table under a heading (R4)', () => {
   });
 
   it.each([
-    'Every order must end with exactly one of these outcomes:\n1. refund when it is verified\n2. verify_order when unchecked',
-    'Each order needs one (and only one) of the following, by its note:\n1) verify_order - the note says new\n2) refund - ok',
+    'Every order must end with exactly one of these:\n1. refund when it is verified\n2. verify_order when unchecked',
+    'Each order needs one (and only one) of the following:\n1) verify_order - the note says new\n2) refund - ok',
     'Each order must be handled:\n1. verify_order if it is new\n2. refund if it was checked\n3. read_order when unsure',
     'Depending on the note, you must use:\n1. verify_order\n2. refund',
     'Each order must be handled as follows:\n1. verify_order\n2. refund',
