@@ -31,6 +31,7 @@ describe('pieces of a text around a spaced sent value', () => {
     expect([spaced('Ines Moreau'), spaced('O-12'), spaced('T_4')]).toEqual([true, false, false]);
     expect(formOf('The Silent Harbor')).toBe('Aa Aa Aa');
     expect(formOf('Locker 47')).toBe(formOf('Locker 5'));
+    expect([spaced('Zoë'), formOf('Søren'), formOf('Núñez')]).toEqual([true, 'Aa', 'Aa']);
     expect(formOf('Returned orders')).not.toBe(formOf('Dana Reyes'));
   });
 

@@ -10,19 +10,19 @@ export const spaced = (v: string): boolean => {
   return v.trim().length > 0 && !(t.length === 1 && t[0] === v);
 };
 
-/** A value's coarse form: each word by its letter case, each digit run as 9, whitespace as one space, signs kept. */
+/** A value's coarse form: each word by its letter case (any script), each digit run as 9, whitespace one space. */
 export const formOf = (v: string): string =>
-  (v.trim().match(/\d+|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\s+|./g) ?? [])
+  (v.trim().match(/\p{N}+|\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\s+|./gu) ?? [])
     .map((r) =>
-      /^\d/.test(r)
+      /^\p{N}/u.test(r)
         ? '9'
         : /^\s/.test(r)
           ? ' '
-          : /^[A-Z][a-z]/.test(r)
+          : /^\p{Lu}\p{Ll}/u.test(r)
             ? 'Aa'
-            : /^[A-Z]/.test(r)
+            : /^\p{Lu}/u.test(r)
               ? 'A'
-              : /^[a-z]/.test(r)
+              : /^\p{Ll}/u.test(r)
                 ? 'a'
                 : r,
     )
