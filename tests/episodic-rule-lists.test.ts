@@ -50,6 +50,8 @@ describe('a list or table under a heading (R4)', () => {
     'Each order must be handled:\n1. verify_order if it is new\n2. refund if it was checked\n3. read_order when unsure',
     'Depending on the note, you must use:\n1. verify_order\n2. refund',
     'Each order must be handled as follows:\n1. verify_order\n2. refund',
+    'In order to clear the desk, give each order:\n- verify_order\n- refund',
+    'For each order, in order of its date:\n- verify_order\n- refund',
   ])('reads numbered alternatives, or bare numbers, as no order (redteam-s18e E1): %s', (text) => {
     expect(desk(text)).not.toContainEqual(['verify_order', ['refund']]);
   });

@@ -8,9 +8,12 @@
 const ITEM = /^\s*(?:\d+[.)]|[-*\u2022]|\|)/;
 /** A table's separator row (| --- | :-: |). */
 const SEPARATOR = /^\s*\|?[\s:|-]+\|?\s*$/;
-/** A heading's own order words: its items go one after the other. */
-const ORDERED =
-  /\b(?:in (?:this|that|the following|the given|the same) order|in order|in sequence|one after another)\b/i;
+/** A heading's own order words: its items go one after the other ("in order to", "in order of X" are none: E4). */
+const ORDERED = new RegExp(
+  String.raw`\b(?:in (?:this|that|the following|the given|the same) order|in order(?! (?:to|of)\b)|` +
+    String.raw`in sequence|one after another)\b`,
+  'i',
+);
 /** A heading whose items are steps: a process it names, or items each opening on what comes before. */
 const STEPS =
   /\b(?:steps?|stages?|phases?|process|procedure|workflow|pipeline|sequence|checklist|go(?:es)? through|first)\b/i;
