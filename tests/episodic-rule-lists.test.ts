@@ -44,6 +44,25 @@ describe('a list or table under a heading (R4)', () => {
     expect(desk(text)).toContainEqual(['verify_order', ['refund']]);
   });
 
+  it.each([
+    'Every order must end with exactly one of these:\n1. refund when it is verified\n2. verify_order when unchecked',
+    'Each order needs one (and only one) of the following:\n1) verify_order - the note says new\n2) refund - ok',
+    'Each order must be handled:\n1. verify_order if it is new\n2. refund if it was checked\n3. read_order when unsure',
+    'Depending on the note, you must use:\n1. verify_order\n2. refund',
+    'Each order must be handled as follows:\n1. verify_order\n2. refund',
+    'In order to clear the desk, give each order:\n- verify_order\n- refund',
+    'For each order, in order of its date:\n- verify_order\n- refund',
+  ])('reads numbered alternatives, or bare numbers, as no order (redteam-s18e E1): %s', (text) => {
+    expect(desk(text)).not.toContainEqual(['verify_order', ['refund']]);
+  });
+
+  it('reads items that open on what comes before as steps, numbered or not', () => {
+    expect(desk('Each order must be handled:\n- verify_order\n- then refund')).toContainEqual([
+      'verify_order',
+      ['refund'],
+    ]);
+  });
+
   it('leaves a list under a heading that neither binds nor orders as it was', () => {
     const text = 'Tools you have:\n1. verify_order\n2. refund';
     expect(joinedLists(text)).toBe(text);

@@ -19,6 +19,7 @@ import {
 import { menuSplits } from '../episodic/menu.js';
 import { onlyBookkeeping, recordedBeyondNeutral, type NeutralProbe } from '../episodic/neutral.js';
 import { reshapings } from '../episodic/reshape.js';
+import { issuedValues, sendsUnrevealed } from '../episodic/revealed.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
 import { scopedSteps } from '../episodic/scoped-rules.js';
 import { textsOf, toolTexts } from '../episodic/tool-texts.js';
@@ -206,6 +207,7 @@ export const episodicRules: EpisodicCheck = {
     const requests: RolloutRequest[] = [
       ...ablations.map((a) =>
         replayOf(ctx.refs[a.of] as Rollout, a.actions, {
+          observations: true,
           ...(moved(a) || a.shared ? { keepState: true } : {}),
           ...(a.binds ? { policy: { type: 'replay' as const, actions: a.actions, binds: a.binds } } : {}),
         }),
@@ -265,6 +267,13 @@ export const episodicRules: EpisodicCheck = {
             !endsByValue.has(k)
           );
         };
+        // A log that sends an id the world issued before any of its replies showed it (the removed step's reply
+        // alone did) is no policy's: its score is no evidence (redteam-s18e E2).
+        const issued = new Map(episodes.map((i) => [i, issuedValues(ctx.meta, ctx.refs[i] as Rollout, ctx.refs)]));
+        const blind = ablations.map((a, k) => {
+          const o = outcomes[k];
+          return o?.ok === true && sendsUnrevealed(o, issued.get(a.of) ?? new Set());
+        });
         const findings: Finding[] = [];
         // A removal of one call is judged only where every single removal of that step, in every episode, keeps the
         // score (a look-up the reference makes before an action the rule does not cover, an escalation, may go); of a
@@ -272,7 +281,7 @@ export const episodicRules: EpisodicCheck = {
         // bookkeeping: the calls no removal alone needs answer a rule of their own, one nothing enforces.
         const singles = new Map<string, boolean>();
         ablations.forEach((a, k) => {
-          if (a.how !== 'one call removed' || !recorded(a)) return;
+          if (a.how !== 'one call removed' || !recorded(a) || blind[k]) return;
           const key = a.rule.tool;
           singles.set(
             key,
@@ -281,7 +290,7 @@ export const episodicRules: EpisodicCheck = {
         });
         const within = scopedLosses(ablations, outcomes, ctx.refs, recorded);
         ablations.forEach((a, k) => {
-          if (!recorded(a)) return;
+          if (!recorded(a) || blind[k]) return;
           const ref = ctx.refs[a.of] as Rollout;
           const score = within.has(a.rule.tool) ? 0 : scoreOf(outcomes[k]);
           const judged =

@@ -35,7 +35,7 @@ const VOCABULARY = new Set(
     'room stay date time name status'
   ).split(' '),
 );
-const wholeIn = (value: string, text: string) =>
+export const wholeIn = (value: string, text: string) =>
   new RegExp(`(?<![A-Za-z0-9_])${[...value].map(escaped).join('')}(?![A-Za-z0-9_])`, 'i').test(text);
 
 /**

@@ -1,15 +1,38 @@
 // How a rule spans sentences (redteam-trust21 R3, R4): a list or table under a heading that binds or orders is one
 // statement ("Each order must go through these steps, in this order:" + "1. verify_order" + "2. refund" reads as
 // "…: verify_order, then refund."), and an answer that opens on the question before ("If not, it cannot be
-// refunded.", "No refund otherwise.") is about that question's step, bound where the answer binds.
+// refunded.", "No refund otherwise.") is about that question's step, bound where the answer binds. Numbers are a
+// list's labels, not an order (redteam-s18e E1): items are steps only where the heading or the items say so.
 
 /** A list item or table row: a number, a bullet or a pipe at the start of a line. */
 const ITEM = /^\s*(?:\d+[.)]|[-*\u2022]|\|)/;
 /** A table's separator row (| --- | :-: |). */
 const SEPARATOR = /^\s*\|?[\s:|-]+\|?\s*$/;
-/** A heading's own order words: its items go one after the other. */
-const ORDERED =
-  /\b(?:in (?:this|that|the following|the given|the same) order|in order|in sequence|one after another)\b/i;
+/** A heading's own order words: its items go one after the other ("in order to", "in order of X" are none: E4). */
+const ORDERED = new RegExp(
+  String.raw`\b(?:in (?:this|that|the following|the given|the same) order|in order(?! (?:to|of)\b)|` +
+    String.raw`in sequence|one after another)\b`,
+  'i',
+);
+/** A heading whose items are steps: a process it names, or items each opening on what comes before. */
+const STEPS =
+  /\b(?:steps?|stages?|phases?|process|procedure|workflow|pipeline|sequence|checklist|go(?:es)? through|first)\b/i;
+const THEN = /^(?:then|after(?:wards?)?|next|finally|last(?:ly)?|and then|once)\b/i;
+/** A heading or items that say the items are alternatives: one of them applies, each on its own condition. */
+const ALTERNATIVES =
+  /\b(?:one of|one \(?and only one\)?|either|depending on|whichever|according to|based on)(?![A-Za-z])/i;
+/** An item on its own condition ("escalate when it is urgent", "reassign - if not ours"). */
+const CONDITIONED = /\b(?:when|if|unless|whenever)\b/i;
+
+/** Whether items under `head` are steps, item k before item k+1. */
+function sequenceOf(head: string, items: ReadonlyArray<{ text: string; numbered: boolean }>): boolean {
+  if (ALTERNATIVES.test(head)) return false;
+  if (items.length > 1 && items.every((x) => CONDITIONED.test(x.text))) return false;
+  if (ORDERED.test(head)) return true;
+  const numbered = items.length > 0 && items.every((x) => x.numbered);
+  return (numbered && STEPS.test(head)) || items.slice(1).some((x) => THEN.test(x.text));
+}
+
 /** A heading that binds, or orders its items. */
 const BINDS = new RegExp(
   String.raw`\b(?:must|always|never|required?|mandatory|needs? to|ha(?:ve|s) to|shall|should|make sure|ensure)\b|` +
@@ -33,7 +56,8 @@ function itemText(line: string): { text: string; numbered: boolean } {
 
 /**
  * `text` with each list or table under a heading that binds or orders (a line ending in ':') joined to it as one
- * line: numbered items, or items under an order word, joined by ", then " (item k before item k+1), others by ", ".
+ * line: steps (items under an order word, or numbered items under a process or opening on "then") joined by
+ * ", then " (item k before item k+1); others, alternatives above all, by ", ".
  */
 export function joinedLists(text: string): string {
   const lines = text.split('\n');
@@ -53,7 +77,7 @@ export function joinedLists(text: string): string {
       .filter((_, k) => k !== sep && k !== sep - 1)
       .map(itemText)
       .filter((x) => x.text.length > 0);
-    const ordered = ORDERED.test(head) || (items.length > 0 && items.every((x) => x.numbered));
+    const ordered = sequenceOf(head, items);
     out.push(`${head.trim()} ${items.map((x) => x.text).join(ordered ? ', then ' : ', ')}.`);
     i = j - 1;
   }

@@ -9,6 +9,7 @@ import type { Rollout } from '../../sandbox/rollouts.js';
 import { propsOf, requiredOf, spread, type Action } from './adversaries.js';
 import { namesEntity } from './cheap-plan.js';
 import { derivedArgs } from './derived.js';
+import { piecesOf } from './pieces.js';
 import { tokensOf } from './probes.js';
 import { shapeOf } from './structure.js';
 
@@ -46,8 +47,10 @@ export function entityArgOf(
   shown: readonly string[],
   bodies: ReadonlyArray<readonly Action[]> = [body],
 ): string | null {
-  const tokens = new Set(shown.flatMap((t) => tokensOf(t).map(lower)));
   const calls = body.filter((a) => a.tool === tool);
+  // A sent value that is no single token is read by the pieces the texts cut it as (pieces.ts: redteam-s18e E3).
+  const sent = calls.flatMap((a) => Object.values(a.args).filter((v): v is string => typeof v === 'string'));
+  const tokens = new Set(shown.flatMap((t) => [...tokensOf(t), ...piecesOf(t, sent)].map(lower)));
   const props = propsOf(meta, tool);
   const args = Object.keys(props).filter((arg) => {
     const s = props[arg] ?? {};
@@ -75,10 +78,15 @@ export function withheldEntities(shown: readonly string[], sent: readonly string
   const shapes = new Set(sent.map(shapeOf));
   const out: string[] = [];
   for (const text of shown) {
-    const tokens = tokensOf(text);
+    const pieces = piecesOf(text, sent);
+    const tokens = [...tokensOf(text), ...pieces];
     if (!tokens.some((t) => mine.has(t.toLowerCase()))) continue;
     for (const t of tokens)
-      if (shapes.has(shapeOf(t)) && !mine.has(t.toLowerCase()) && !out.some((o) => lower(o) === t.toLowerCase()))
+      if (
+        (shapes.has(shapeOf(t)) || pieces.includes(t)) &&
+        !mine.has(t.toLowerCase()) &&
+        !out.some((o) => lower(o) === t.toLowerCase())
+      )
         out.push(t);
   }
   return out;
@@ -206,7 +214,8 @@ export const plansAt = (body: readonly Action[], place: number, entity: string, 
  * reply names it, else 0.
  */
 export function knownAt(ref: Rollout, entity: string, opening: readonly string[] = []): number {
-  const names = (text: string | null | undefined) => tokensOf(text ?? '').some((t) => lower(t) === lower(entity));
+  const names = (text: string | null | undefined) =>
+    [...tokensOf(text ?? ''), ...piecesOf(text ?? '', [entity])].some((t) => lower(t) === lower(entity));
   const j = names(ref.prompt) || opening.some(names) ? -1 : (ref.observations ?? []).findIndex(names);
   return j + 1;
 }
