@@ -33,18 +33,17 @@ function entityNumbers(call: Action, other: Action | undefined, reply: string): 
 }
 
 /**
- * Whether `v`, sent by call `i` as `arg`, is the world's bookkeeping of the policy's own earlier calls on the same
- * entity: a number of the initial state less (or plus) what they sent (a balance left, a running total).
+ * Whether `v`, sent by call `i`, is the world's bookkeeping of the policy's own earlier calls on the same entity: a
+ * number of the initial state less (or plus) what they sent, per tool and argument or all together (a balance left
+ * after earlier parts or a credit applied, a running total).
  */
-export function bookkept(acts: Action[], i: number, arg: string, v: number, stateNumbers: Set<number>): boolean {
-  const call = acts[i] as Action;
-  const ids = idsOf(call);
-  const sent = acts
-    .slice(0, i)
-    .filter((a) => a.tool === call.tool && typeof a.args[arg] === 'number' && idsOf(a).join('|') === ids.join('|'))
-    .reduce((s, a) => s + (a.args[arg] as number), 0);
-  if (sent === 0) return false;
-  return stateNumbers.has(v + sent) || stateNumbers.has(v - sent);
+export function bookkept(acts: Action[], i: number, v: number, stateNumbers: Set<number>): boolean {
+  const ids = idsOf(acts[i] as Action).join('|');
+  const sums = new Map<string, number>();
+  for (const a of acts.slice(0, i).filter((x) => idsOf(x).join('|') === ids))
+    for (const [arg, x] of Object.entries(a.args))
+      if (typeof x === 'number') for (const key of [`${a.tool}|${arg}`, '']) sums.set(key, (sums.get(key) ?? 0) + x);
+  return [...sums.values()].some((sent) => sent !== 0 && (stateNumbers.has(v + sent) || stateNumbers.has(v - sent)));
 }
 
 /**
@@ -57,7 +56,7 @@ export function copyRuleOf(r: Rollout, observations: string[], known: Set<string
   const counts = new Map<string, { rule: CopyRule; n: number }>();
   acts.forEach((call, i) => {
     for (const [arg, v] of Object.entries(call.args)) {
-      if (typeof v !== 'number' || known.has(String(v)) || bookkept(acts, i, arg, v, stateNumbers)) continue;
+      if (typeof v !== 'number' || known.has(String(v)) || bookkept(acts, i, v, stateNumbers)) continue;
       for (let j = i - 1; j >= 0; j--) {
         const other = acts[j] as Action;
         const nums = Object.values(other.args).includes(v) ? null : entityNumbers(call, other, observations[j] ?? '');
