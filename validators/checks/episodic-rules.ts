@@ -2,8 +2,9 @@
 // that the reference takes and the environment records in its state is ablated on the adversary episodes:
 // every call of it removed (and with the calls it guards reshaped: validators/episodic/reshape.ts, amounts split
 // or merged), each of its first and last calls removed alone, and for an order rule its calls moved after what
-// they must precede; and a tool's calls on one entity merged past a number the texts state (a cap per call). A log that still earns the reference's score (the moved log: and ends in the reference's
-// state) pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn
+// they must precede; and a tool's calls on one entity merged past a number stated about it (a cap per call,
+// merged.ts). A log that still earns the reference's score (the moved log: and ends in the reference's state)
+// pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn
 // changes, is not judged: a score of the final state cannot require it.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';

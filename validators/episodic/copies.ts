@@ -21,8 +21,9 @@ const idsOf = (a: Action): string[] =>
   Object.values(a.args).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
 
 /**
- * The numbers of reply `j` that belong to the entity of `call`: the whole reply to a call naming the same ids (or to any
- * call where `call` names none), else the lines of the reply that name one of its ids; null where none does.
+ * The numbers of a reply (to `other`) that belong to the entity of `call`: the whole reply to a call naming the same
+ * ids (or to any call where `call` names none), else the lines of the reply that name one of its ids; null where
+ * none does.
  */
 function entityNumbers(call: Action, other: Action | undefined, reply: string): number[] | null {
   const ids = idsOf(call);
