@@ -2,9 +2,8 @@
 // that the reference takes and the environment records in its state is ablated on the adversary episodes:
 // every call of it removed (and with the calls it guards reshaped: validators/episodic/reshape.ts, amounts split
 // or merged), each of its first and last calls removed alone, and for an order rule its calls moved after what
-// they must precede; and a tool's calls on one entity merged past a number stated about it (a cap per call,
-// merged.ts). A log that still earns the reference's score (the moved log: and ends in the reference's state)
-// pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn
+// they must precede. A log that still earns the reference's score (the moved log: and ends in the reference's
+// state) pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn
 // changes, is not judged: a score of the final state cannot require it.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';
@@ -18,7 +17,6 @@ import {
   switchesOf,
 } from '../episodic/free-choices.js';
 import { menuSplits } from '../episodic/menu.js';
-import { mergedLogs } from '../episodic/merged.js';
 import { onlyBookkeeping, recordedBeyondNeutral, type NeutralProbe } from '../episodic/neutral.js';
 import { reshapings } from '../episodic/reshape.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
@@ -156,22 +154,9 @@ export const episodicRules: EpisodicCheck = {
         ),
       ];
       const scoped = scopedSteps(textsOf(ctx.meta, r), candidates);
-      return [
-        ...[...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
-          ablationsOf(r, i, rule, shared.has(rule.tool)).map((a) =>
-            scoped.has(rule.tool) ? { ...a, scoped: true } : a,
-          ),
-        ),
-        // A rule may bind a call's value: calls merged past a cap stated about their tool (redteam-s18e E5).
-        ...mergedLogs(ctx.meta, r, candidates).map(
-          (m): Ablation => ({
-            of: i,
-            rule: { tool: m.tool, sentence: m.sentence, before: null },
-            how: 'calls merged past a stated number',
-            actions: m.actions,
-          }),
-        ),
-      ];
+      return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
+        ablationsOf(r, i, rule, shared.has(rule.tool)).map((a) => (scoped.has(rule.tool) ? { ...a, scoped: true } : a)),
+      );
     });
     // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards
     // reshaped (an amount split into parts that sum to it, in turn or interleaved; calls merged).
