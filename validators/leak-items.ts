@@ -45,11 +45,12 @@ function caseOf(lists: ListItem[][], rank: number, answer: string[]): Featured |
   const names = (t: string[]) =>
     t.slice(0, answer.length).join(' ') === want || t.slice(-answer.length).join(' ') === want;
   const anywhere = items.flatMap((item, i) => (offsetOf(item.tokens, answer) >= 0 ? [i] : []));
+  // Every item shares the prefix but one at most (a table's header row).
   const labelled = (t: string[]) => {
     const at = offsetOf(t, answer);
-    return items.every(
-      (x) => x.tokens.length > at && x.tokens.slice(0, at).every((w, j) => shapeOf(w) === shapeOf(t[j])),
-    );
+    const shares = (x: ListItem) =>
+      x.tokens.length > at && x.tokens.slice(0, at).every((w, j) => shapeOf(w) === shapeOf(t[j]));
+    return items.filter(shares).length >= items.length - 1;
   };
   const holds = anywhere.filter((i) => names((items[i] as ListItem).tokens));
   if (holds.length === 0 && anywhere.length === 1 && labelled((items[anywhere[0] as number] as ListItem).tokens))
@@ -70,9 +71,8 @@ function offsetOf(tokens: string[], run: string[]): number {
   return -1;
 }
 
-/** A prefix token as compared across a list's items: a number stands for every number (an index column). */
-const shapeOf = (token: string | undefined) =>
-  token !== undefined && /^[+-]?\d+(?:[.,]\d+)?$/.test(token) ? '#' : token;
+/** A prefix token as compared across a list's items: its digits stand for any digits (an index column, "WX-104"). */
+const shapeOf = (token: string | undefined) => token?.replace(/\d+/g, '#');
 
 const RANKS = [
   ...Array.from({ length: MAX_LISTS }, (_, k) => k),
