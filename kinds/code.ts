@@ -59,8 +59,20 @@ export function scoreTests(meta: Pick<CodeMeta, 'scoring'>, result: AnswerResult
   const feedback = !result.ran
     ? `the program did not run (${result.code}): ${result.message ?? ''}`.slice(0, 500)
     : `passed ${passed} of ${n} hidden tests${first ? ` (first failure: ${first})` : ''}`;
-  return { ok: true, score, feedback, ...(ranOutOfTime(result) ? { clocked: true as const } : {}) };
+  return {
+    ok: true,
+    score,
+    feedback,
+    ...(ranOutOfTime(result) ? { clocked: true as const } : {}),
+    ...(stoppedOnly(result) ? { stopped: true as const } : {}),
+  };
 }
+
+const STOPS: ReadonlySet<string | undefined> = new Set(['E_TIMEOUT', 'E_MEMORY', 'E_CRASHED']);
+
+/** Whether an answer failed only where the clock or memory stopped it: no test (or load) failed with a wrong result. */
+const stoppedOnly = (r: AnswerResult): boolean =>
+  r.ran ? r.tests.some((t) => t !== null) && r.tests.every((t) => t === null || STOPS.has(t)) : STOPS.has(r.code);
 
 /** Which wall-clock budget stopped a program (ranOutOfTime). */
 const clockStopped = (r: AnswerResult) =>

@@ -33,10 +33,11 @@ export interface EpisodeRequest {
 
 /**
  * A verdict, or the reason verify failed on that response; `clocked` where the clock stopped the scored program (a
- * cause a loaded machine can have alone: the code kind's answer pool).
+ * cause a loaded machine can have alone: the code kind's answer pool); `stopped` where it failed only by being
+ * stopped (the clock or memory), never by a wrong output: no evidence that the program is wrong.
  */
 export type ScoredVerdict =
-  | ({ ok: true; clocked?: true } & Verdict)
+  | ({ ok: true; clocked?: true; stopped?: true } & Verdict)
   | { ok: false; code: ProblemCode; message: string };
 
 export interface Episode {

@@ -33,6 +33,29 @@ export function generate(rng, level) {
 export function solve() { return String(walked); }
 `;
 
+/**
+ * The largest prime factor by trial division to the square root (red team rt23s G5): its mutant "d + d <= n" is the
+ * same function made slower, right on levels 1-2 and stopped by the clock on level 3's numbers near 10^12.
+ */
+const primeFactor = `
+export const meta = { name: 'largest-prime-factor', title: 'Largest prime factor',
+  description: 'Write a function that returns the largest prime factor of n.', skills: ['number-theory'], levels: 3,
+  kind: 'code', entry: 'largest', params: ['n'], compare: 'exact', scoring: 'all-pass' };
+function largest(n) {
+  let last = 1;
+  for (let d = 2; d * d <= n; d++) while (n % d === 0) { last = d; n = n / d; }
+  return n > 1 ? n : last;
+}
+export function generate(rng, level) {
+  const most = [1000, 10000, 1e12][level - 1];
+  const test = (n) => ({ input: [n], output: largest(n) });
+  const tests = [test(8), test(1024), test(49), test(most)];
+  while (tests.length < 8) tests.push(test(rng.int(2, most)));
+  return { statement: 'Return the largest prime factor of n.', examples: [test(12), test(97)], tests };
+}
+export function solve() { return String(largest); }
+`;
+
 let pool: SandboxPool;
 beforeAll(() => {
   pool = new SandboxPool({ workers: 2 });
@@ -40,8 +63,8 @@ beforeAll(() => {
 afterAll(() => pool.close());
 
 /** The check's findings on a module, judged by the shared rules, and its metrics. */
-async function judged(source: string) {
-  const requests = [1, 2].flatMap((level) => [1, 2, 3, 4].map((seed) => ({ seed, level })));
+async function judged(source: string, levels = [1, 2]) {
+  const requests = levels.flatMap((level) => [1, 2, 3, 4].map((seed) => ({ seed, level })));
   const run = await code.runEpisodes(pool, source, requests);
   const episodes = run.episodes.filter((e): e is Episode => e.ok);
   expect(episodes, JSON.stringify(run.episodes[0])).toHaveLength(requests.length);
@@ -69,6 +92,16 @@ describe('the mutants the visible examples kill', () => {
     expect(metrics?.examplesKill).toBe(0);
     expect(codes).toEqual([]);
   }, 120_000);
+});
+
+describe('a mutant only the clock stops', () => {
+  it('is no kill: the same function made slower survives where it finishes, an equivalent program', async () => {
+    const { codes, metrics } = await judged(primeFactor, [1, 2, 3]);
+    const slower = (change: unknown) => String(change).startsWith('* → +');
+    expect((metrics?.survivors as string[]).filter(slower), JSON.stringify(metrics)).toHaveLength(1);
+    expect(slower(metrics?.worstMutant)).toBe(false);
+    expect(codes).toEqual([]);
+  }, 240_000);
 });
 
 describe('failsTests', () => {

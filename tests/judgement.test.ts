@@ -234,6 +234,31 @@ describe('printed lists and options', () => {
     expect(chosenOption('<answer>(b)</answer>', good!)).toBe(1);
   });
 
+  it('reads a nested list level by level: sub-items are lists of their own, never counted among their parents', () => {
+    // Red team rt23s G3: an expense report by department; the two departments are the list the answers come from.
+    const report =
+      'Spend:\n- Sales\n  - travel: 1200.50\n  - software: 3.00\n- Legal\n  - travel: 1.00\n  - food: 2.00\n\nWhich?';
+    expect(promptLists(report)).toEqual([
+      ['Sales', 'Legal'],
+      ['travel: 1200.50', 'software: 3.00'],
+      ['travel: 1.00', 'food: 2.00'],
+    ]);
+    // Written another way: a folder tree three deep with star bullets and four-space indents, a lone child dropped.
+    const tree = '* docs\n    * a.txt\n    * b\n        * c\n        * d\n    * e\n* src\n    * f\n* bin';
+    expect(promptLists(tree)).toEqual([
+      ['docs', 'src', 'bin'],
+      ['a.txt', 'b', 'e'],
+      ['c', 'd'],
+    ]);
+    // Numbered parents with unindented dash children: the marker tells the level apart.
+    expect(promptLists('1. Sales\n- a\n- b\n2. Legal\n- c\n- d')).toEqual([
+      ['Sales', 'Legal'],
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    expect(promptLists('- a\n- b\n  - c\n- d')).toEqual([['a', 'b', 'd']]); // a flat run stays one list
+  });
+
   it('picks the smallest covering list, the same on every asking of one prompt, and hands out copies', () => {
     const prompt = 'All: 1, 2, 3, 4, 5, 6\nSome: 3, 1, 2\nFew: 1, 2';
     const first = printedList(prompt, shapeOf('1, 2, 3'));
@@ -329,6 +354,9 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     newlines: '\n'.repeat(MB),
     'option lines': 'A) x\n'.repeat(MB / 5),
     'bullet lines': '- a\n'.repeat(MB / 4),
+    'nested bullet lines': Array.from({ length: MB / 1000 }, (_, i) => `${' '.repeat(i % 1990)}${'-*•'[i % 3]} a`).join(
+      '\n',
+    ),
     'mixed case': 'aB'.repeat(MB / 2),
     tags: '<answer>'.repeat(MB / 8),
     spaces: `${' '.repeat(MB)}x`,

@@ -12,7 +12,9 @@ function rng(seed: number) {
   let s = seed >>> 0;
   return (n: number) => (s = (s * 1664525 + 1013904223) >>> 0) % n;
 }
-type Tell = 'none' | 'fraction' | 'decimal zero' | 'star' | 'bold table' | 'indent' | 'capitals';
+type Tell = 'none' | 'fraction' | 'decimal zero' | 'star' | 'bold table' | 'indent' | 'capitals' | Labelled;
+/** The fraction tell with the name inside its row (red team rt23s G2): after a word, or after an index column. */
+type Labelled = 'fraction, a word before the name' | 'fraction, an index column before the name';
 /** "Which station had the highest mean?": rows of readings, the winner's row told apart by `tell` (or by nothing). */
 function samples(tell: Tell, count = 80): ReaderSample[] {
   return Array.from({ length: count }, (_, i) => {
@@ -25,6 +27,8 @@ function samples(tell: Tell, count = 80): ReaderSample[] {
     const line = (n: string, k: number) => {
       const mine = k === best;
       if (tell === 'bold table') return `| ${mine ? `**${n}**` : n} | ${(cells[k] as string[]).join(' | ')} |`;
+      if (tell === 'fraction, an index column before the name') return `| ${k + 1} | ${n} | ${cells[k]?.join(' | ')} |`;
+      if (tell === 'fraction, a word before the name') return `- Station ${n}: ${cells[k]?.join(', ')}`;
       const shown = mine && tell === 'capitals' ? n.toUpperCase() : n;
       const row = `- ${shown}: ${(cells[k] as string[]).join(', ')}${mine && tell === 'star' ? ' *' : ''}`;
       return mine && tell === 'indent' ? `  ${row}` : row;
@@ -35,20 +39,26 @@ function samples(tell: Tell, count = 80): ReaderSample[] {
   });
 }
 function cellOf(tell: Tell, v: number): string {
-  if (tell === 'fraction') return `${v}.5`;
+  if (tell.startsWith('fraction')) return `${v}.5`;
   if (tell === 'decimal zero') return v.toFixed(1);
   return String(v);
 }
 
 describe("the list items reader: a row singled out by its text's look, judged against 1/K", () => {
-  it.each<Tell>(['fraction', 'decimal zero', 'star', 'bold table', 'indent', 'capitals'])(
-    'the winner told apart by %s: its row is read every time, far above 1/K',
-    (tell) => {
-      const overall = pooled(samples(tell), ITEMS);
-      expect(overall?.rate).toBe(1);
-      expect(overall?.chance).toBeLessThan(0.4);
-    },
-  );
+  it.each<Tell>([
+    'fraction',
+    'decimal zero',
+    'star',
+    'bold table',
+    'indent',
+    'capitals',
+    'fraction, a word before the name',
+    'fraction, an index column before the name',
+  ])('the winner told apart by %s: its row is read every time, far above 1/K', (tell) => {
+    const overall = pooled(samples(tell), ITEMS);
+    expect(overall?.rate).toBe(1);
+    expect(overall?.chance).toBeLessThan(0.4);
+  });
 
   it('rows that differ only by the task (the highest mean): no feature of their text reads the winner', () => {
     const overall = pooled(samples('none'), ITEMS);

@@ -558,8 +558,8 @@ describe('red team, class 1: host harm', () => {
   }, 120_000);
 });
 
-// Red team rtS (session 15), rts20 (session 16), rts21 and rt22 (session 17) on the single-turn verifiers:
-// tests/fixtures/redteam-st19/'s, redteam-st20/'s, redteam-st21/'s and redteam-s17/'s manifests. An open entry is a
+// Red team rtS (session 15), rts20 (session 16), rts21, rt22 (session 17) and rt23s (session 18) on the single-turn
+// verifiers: tests/fixtures/redteam-st19/'s, st20/'s, st21/'s, s17/'s and s18s/'s manifests. An open entry is a
 // finding of its FINDINGS.md that the validator decides wrong today: asserted wrong at seed 11, so CI stays green while
 // the hole exists and fails the day a fix closes it (then mark it closed, judged at 11, 22 and 33).
 function singleTurnCorpus(title: string, dir: string) {
@@ -594,3 +594,4 @@ singleTurnCorpus('red team rtS: tests/fixtures/redteam-st19/', 'redteam-st19');
 singleTurnCorpus('red team rts20: tests/fixtures/redteam-st20/', 'redteam-st20');
 singleTurnCorpus('red team rts21: tests/fixtures/redteam-st21/', 'redteam-st21');
 singleTurnCorpus('red team rt22 (session 17, every kind): tests/fixtures/redteam-s17/', 'redteam-s17');
+singleTurnCorpus('red team rt23s (session 18): tests/fixtures/redteam-s18s/', 'redteam-s18s');

@@ -38,11 +38,23 @@ function caseOf(lists: ListItem[][], rank: number, answer: string[]): Featured |
   const items = rank >= 0 ? lists[rank] : lists[lists.length + rank];
   if (!items || items.length < MIN_ITEMS || items.length > MAX_ITEMS) return null;
   const want = answer.join(' ');
-  // An item names the answer where it opens or closes with it (a row's label, a bullet's value): a line that only
-  // mentions it among much else (a sentence of the prompt listing every option) is no item of that list.
+  // The item that holds the answer is the one item where it occurs, opening or closing it (a row's label, a bullet's
+  // value) or after a prefix every item shares word for word or number for number ("Station Alder", "| 3 | Alder |"):
+  // a policy copies the name from the row it picks wherever it stands. A line that mentions it among much else (a
+  // sentence of the prompt listing every option) has no prefix the other items share, or holds it with other items.
   const names = (t: string[]) =>
     t.slice(0, answer.length).join(' ') === want || t.slice(-answer.length).join(' ') === want;
-  const holds = items.flatMap((item, i) => (names(item.tokens) ? [i] : []));
+  const anywhere = items.flatMap((item, i) => (offsetOf(item.tokens, answer) >= 0 ? [i] : []));
+  // Every item shares the prefix but one at most (a table's header row).
+  const labelled = (t: string[]) => {
+    const at = offsetOf(t, answer);
+    const shares = (x: ListItem) =>
+      x.tokens.length > at && x.tokens.slice(0, at).every((w, j) => shapeOf(w) === shapeOf(t[j]));
+    return items.filter(shares).length >= items.length - 1;
+  };
+  const holds = anywhere.filter((i) => names((items[i] as ListItem).tokens));
+  if (holds.length === 0 && anywhere.length === 1 && labelled((items[anywhere[0] as number] as ListItem).tokens))
+    holds.push(anywhere[0] as number);
   if (holds.length !== 1) return null;
   const raws = items.map((x) => x.raw);
   // The options family's features read the item without its list marker ("10." is no number of the item's).
@@ -52,6 +64,15 @@ function caseOf(lists: ListItem[][], rank: number, answer: string[]): Featured |
   for (const [name, of] of TEXT) values.set(name, raws.map(of));
   return { ...f, values };
 }
+
+/** Where a token run first occurs in an item's tokens, or -1. */
+function offsetOf(tokens: string[], run: string[]): number {
+  for (let at = 0; at + run.length <= tokens.length; at++) if (run.every((w, j) => tokens[at + j] === w)) return at;
+  return -1;
+}
+
+/** A prefix token as compared across a list's items: its digits stand for any digits (an index column, "WX-104"). */
+const shapeOf = (token: string | undefined) => token?.replace(/\d+/g, '#');
 
 const RANKS = [
   ...Array.from({ length: MAX_LISTS }, (_, k) => k),

@@ -19,30 +19,76 @@ function cleanItem(item: string): string {
   return s.slice(from, to).trim();
 }
 
-function isBullet(line: string): string | null {
+/** A bullet line: its level (indentation and marker kind) and its text. */
+interface Bullet {
+  level: string;
+  indent: number;
+  text: string;
+}
+
+function isBullet(line: string): Bullet | null {
   const t = line.trim();
   let i = 0;
-  if (t[0] === '-' || t[0] === '*' || t[0] === '•') i = 1;
-  else {
+  let marker: string;
+  if (t[0] === '-' || t[0] === '*' || t[0] === '•') {
+    i = 1;
+    marker = t[0];
+  } else {
     while (i < t.length && i < 3 && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
     if (i === 0 || (t[i] !== '.' && t[i] !== ')')) return null;
+    marker = `0${t[i]}`;
     i++;
   }
-  return t[i] === ' ' ? t.slice(i + 1).trim() : null;
+  if (t[i] !== ' ') return null;
+  const indent = line.length - line.trimStart().length;
+  return { level: `${indent}${marker}`, indent, text: t.slice(i + 1).trim() };
+}
+
+/** How far up the open lists a bullet looks for its own level (nested lists deeper than this are not a layout). */
+const MAX_DEPTH = 16;
+
+/**
+ * The lists of a run of bullet lines, nested lists read as such: the items at one level (the same indentation and
+ * marker) under one parent are a list, sub-items never counted among their parents' items. In the order each list
+ * starts; a flat run is one list.
+ */
+function bulletLists(run: Bullet[]): PromptList[] {
+  type Open = { level: string; indent: number; items: string[]; at: number };
+  const done: Open[] = [];
+  const open: Open[] = [];
+  run.forEach((b, at) => {
+    // The nearest open list of this bullet's level, looking no further up than a shallower list (its parent).
+    let k = open.length - 1;
+    while (k >= 0 && open.length - k <= MAX_DEPTH && open[k]?.level !== b.level && (open[k]?.indent ?? 0) >= b.indent)
+      k--;
+    const own = k >= 0 && open[k]?.level === b.level ? k : -1;
+    if (own >= 0) {
+      done.push(...open.splice(own + 1));
+      open[own]?.items.push(b.text);
+      return;
+    }
+    while (open.length > 0 && (open[open.length - 1]?.indent ?? 0) > b.indent) done.push(open.pop() as Open);
+    open.push({ level: b.level, indent: b.indent, items: [b.text], at });
+  });
+  done.push(...open);
+  return done
+    .filter((l) => l.items.length >= 2)
+    .sort((a, b) => a.at - b.at)
+    .map((l) => l.items);
 }
 
 /** Lists printed in a prompt: separated items on one line (after any colon), runs of numbers, runs of bullet lines. */
 export function promptLists(prompt: string): PromptList[] {
   const lists: PromptList[] = [];
-  let bullets: string[] = [];
+  let bullets: Bullet[] = [];
   const flush = () => {
-    if (bullets.length >= 2) lists.push(bullets);
+    lists.push(...bulletLists(bullets));
     bullets = [];
   };
   for (const line of prompt.split('\n')) {
     const bullet = isBullet(line);
-    if (bullet !== null && bullet.length <= MAX_ITEM_CHARS && tokenize(bullet, 4).length <= 3)
-      bullets.push(cleanItem(bullet));
+    if (bullet !== null && bullet.text.length <= MAX_ITEM_CHARS && tokenize(bullet.text, 4).length <= 3)
+      bullets.push({ ...bullet, text: cleanItem(bullet.text) });
     else flush();
     for (const part of line.split(':')) {
       const body = part.includes(',') ? part.split(',') : part.includes(';') ? part.split(';') : null;

@@ -4,7 +4,8 @@
 // (sandbox/code/mutants.ts: its site), so references that differ only in literals or comments (a constant per
 // instance) pool their instances. A mutant some of them kill must be killed on most (one that survives on many is
 // a wrong program those instances pay); mutants no instance kills may be equivalent programs, but most of the
-// mutants must be killed somewhere, and none the visible examples kill.
+// mutants must be killed somewhere, and none the visible examples kill. Only a wrong result kills: a run the clock or
+// memory stopped is no evidence (a slower equivalent program is stopped on the large levels).
 import type { CodeMeta } from '../../contract/code.js';
 import { failsTests, type CodeInstance } from '../../kinds/code.js';
 import { mutantsOf, type Mutant } from '../../sandbox/code/mutants.js';
@@ -91,9 +92,12 @@ export const codeMutants: CodeCheck = {
           g.mutants.forEach((m, k) => {
             const site = sites.get(m.site) ?? { change: m.change, killed: [], ran: [], runs: [] };
             sites.set(m.site, site);
-            // killed[i]: the mutant fails instance i (scores below 1).
+            // killed[i]: the mutant fails instance i (scores below 1). A run only the clock or memory stopped is no
+            // evidence either way: a slower program that is right (an equivalent mutant) is stopped on large inputs.
             for (const o of ran) {
-              site.killed.push(o.ok ? scoreOf(o.verdicts[k]) < 1 : false);
+              const verdict = o.ok ? o.verdicts[k] : undefined;
+              if (verdict?.ok && verdict.stopped) continue;
+              site.killed.push(scoreOf(verdict) < 1);
               site.ran.push({ seed: o.seed, level: o.level });
             }
             site.runs.push({ mutant: m, episodes: g.episodes });
@@ -105,6 +109,11 @@ export const codeMutants: CodeCheck = {
         const survivors: string[] = [];
         const unkilled: Unkilled[] = [];
         for (const { change, killed, ran, runs } of sites.values()) {
+          // Stopped on every instance: never paid, never shown wrong; killed as far as the tests go, nothing to pool.
+          if (killed.length === 0) {
+            killedTotal++;
+            continue;
+          }
           if (!killed.some(Boolean)) {
             survivors.push(change);
             unkilled.push(...runs);
