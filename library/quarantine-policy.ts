@@ -5,11 +5,13 @@ import type { IncidentRecord } from './contract.js';
 
 /**
  * Quarantine at the environment's first confirmed incident (a failure no client input reached: the reference,
- * a reset, generate, failing again alone in a fresh isolate; validation found zero in thousands of calls), or
- * at its third such incident of any kind (unconfirmed ones may be a loaded host's timeouts, which one or two of
- * do not prove; three on one environment version are no longer chance). A failure a client's input reached is
- * that client's, confirmed or not (it never counts toward those); it quarantines only when that many
- * independent clients (client tokens or normalised addresses, serve/clients.ts) reached it, confirmed, with one code.
+ * a reset, generate, at a seed the service drew, failing again alone in a fresh isolate; validation found zero in
+ * thousands of calls), or at its third such incident of any kind (unconfirmed ones may be a loaded host's timeouts,
+ * which one or two of do not prove; three on one environment version are no longer chance). A failure a client's
+ * input reached is that client's, confirmed or not (it never counts toward those), and so is a failure of the
+ * instance itself at a seed and level the client chose (V21-3: the seed is input too); it quarantines only when that
+ * many independent clients (client tokens or normalised addresses, serve/clients.ts) reached it, confirmed, with one
+ * code.
  */
 export const QUARANTINE_POLICY = { confirmed: 1, incidents: 3, clients: 3 } as const;
 
@@ -21,8 +23,13 @@ export const QUARANTINE_POLICY = { confirmed: 1, incidents: 3, clients: 3 } as c
 export const RESPONSE_FN = 'verify(response)';
 /** The same for an episode: the client's action log failed, replayed alone, while the reference rollout ran. */
 export const ACTION_LOG_FN = 'step(action log)';
+/**
+ * The fn of an incident of the instance itself (its generate, reset or reference) at a seed and level its client
+ * chose, which a re-run at a seed the service drew did not meet: that client's vote, as a response's is (V21-3).
+ */
+export const CLIENT_SEED_FN = 'instance(client seed)';
 /** The fns of incidents only a client's input reached (for the stores' retention queries). */
-export const CLIENT_INPUT_FNS: readonly string[] = [RESPONSE_FN, ACTION_LOG_FN];
+export const CLIENT_INPUT_FNS: readonly string[] = [RESPONSE_FN, ACTION_LOG_FN, CLIENT_SEED_FN];
 const CLIENT_INPUT: ReadonlySet<string> = new Set(CLIENT_INPUT_FNS);
 
 /**

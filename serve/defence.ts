@@ -1,7 +1,14 @@
 // What the reward service makes of an episode's outcome, and its runtime defence: per-item verdicts (a
 // reference that does not score 1 voids the episode's scores), the confirmation of a failure by a re-run
 // in a fresh realm, incidents recorded through library/quarantine.ts's IncidentLog, and request deadlines.
-import { neverTheClients, RESPONSE_FN, type IncidentLog, type Misbehaviour } from '../library/quarantine.js';
+import { randomInt } from 'node:crypto';
+import {
+  CLIENT_SEED_FN,
+  neverTheClients,
+  RESPONSE_FN,
+  type IncidentLog,
+  type Misbehaviour,
+} from '../library/quarantine.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 
@@ -68,13 +75,16 @@ export interface Rerun {
 
 /**
  * Re-runs each environment's first failing call of a request and records the incident, its client always kept.
- * A failure the reference reaches without any client input is the environment's own (its fn as it failed),
- * confirmed when the reference fails with the same code. Any other is the input's (`inputFn`: RESPONSE_FN, or
- * ACTION_LOG_FN for an episode), confirmed only when the input alone fails with the same code; such incidents
- * quarantine only when independent clients reach one code, confirmed (library/quarantine.ts). An unconfirmed
- * one (it failed only beside other inputs, or on a loaded host; or the re-run could not run) never counts.
- * A tripwire (E_ESCAPE_ATTEMPT) is the module's own whoever's input reached it: recorded confirmed, without a
- * re-run. Quarantined environments are left alone.
+ * A failure the reference reaches without any client input (generate, a reset, the reference) is the instance's:
+ * confirmed when the reference fails alone with the same code. It is the environment's own (its fn as it failed)
+ * where the service drew the seed and level (`drawn`); at a seed or level the client chose (V21-3) only when a re-run
+ * of the reference at a seed the service draws, at that level, fails with that code too (a failure everywhere:
+ * atDrawnSeed), else that client's vote (CLIENT_SEED_FN). Any other is the input's (`inputFn`: RESPONSE_FN, or
+ * ACTION_LOG_FN for an episode), confirmed only when the input alone fails with the same code; votes quarantine only
+ * when independent clients reach one code, confirmed (library/quarantine.ts). An unconfirmed one (it failed only beside
+ * other inputs, or on a loaded host; or the re-run could not run) never counts. A tripwire (E_ESCAPE_ATTEMPT) is the
+ * module's own whoever's input reached it: recorded confirmed, without a re-run. Quarantined environments are left
+ * alone.
  */
 export async function confirmAndRecord(
   log: IncidentLog,
@@ -94,11 +104,28 @@ export async function confirmAndRecord(
       } catch {
         // the sandbox itself failed: nothing is known, so the failure stays the input's, unconfirmed
       }
-      // No client input (generate, a reset): the environment's own, whatever its re-run showed.
-      if (again.reference !== null || m.response === undefined) return log.record(m, again.reference === m.code);
-      await log.record({ ...m, fn: inputFn }, again.input === m.code);
+      if (again.reference === null && m.response !== undefined)
+        return log.record({ ...m, fn: inputFn }, again.input === m.code);
+      // No client input but the instance's identity: the environment's own where the service chose the instance.
+      const confirmed = again.reference === m.code;
+      if (m.drawn) return log.record(m, confirmed);
+      const everywhere = confirmed ? await atDrawnSeed(m, rerun) : null;
+      if (everywhere) return log.record(everywhere, true);
+      await log.record({ ...m, fn: CLIENT_SEED_FN, message: `${m.fn}: ${m.message}` }, confirmed);
     }),
   );
+}
+
+/**
+ * A failure of the instance at a client's seed re-run without input at a seed the service draws (the level kept: a
+ * level failing at every seed is the environment's): that failure, the environment's own, when the reference fails
+ * there with the same code; else null. One draw costs what one instance the service drew would (V21-3).
+ */
+async function atDrawnSeed(m: Misbehaviour, rerun: (m: Misbehaviour) => Promise<Rerun>): Promise<Misbehaviour | null> {
+  const { response: _input, ...instance } = m;
+  const drawn: Misbehaviour = { ...instance, seed: randomInt(0, 2 ** 31), drawn: true };
+  const again = await rerun(drawn).catch(() => null);
+  return again?.reference === m.code ? drawn : null;
 }
 
 /** Runs `work` with a deadline; resolves true when it finished in time (it keeps running otherwise). */

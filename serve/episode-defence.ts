@@ -6,7 +6,7 @@
 // failing episode had live (one per turn it reached, and the failing call's: replayBudgetMs), never one call's.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
-import { ACTION_LOG_FN } from '../library/quarantine.js';
+import { ACTION_LOG_FN, type Misbehaviour } from '../library/quarantine.js';
 import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import type { CallResult, RolloutPolicy } from '../sandbox/protocol.js';
 import { incidentClient, type Client } from './clients.js';
@@ -25,6 +25,8 @@ export interface EpisodeFailure {
   fn: string;
   /** The client whose actions these are. */
   client: Client;
+  /** The service drew the seed and level (defence.ts: a reset's failure there is the environment's own). */
+  drawn?: boolean;
 }
 
 /** Records the failure as an incident when its code is one (in the background: the client has its answer). */
@@ -39,14 +41,16 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     fn: f.fn,
     ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}),
     client: incidentClient(f.client),
+    ...(f.drawn ? { drawn: true } : {}),
   };
   // The budgets the failing episode had live: a call's for each turn it reached and one for the failing call.
   const budgetMs = replayBudgetMs(service.options.callTimeoutMs, f.actions.length + 1, f.meta.maxTurns + 1);
-  const alone = async (policy: RolloutPolicy) => {
+  // At the failure's seed, or (confirmAndRecord's re-run at a seed the service draws) at the re-run's.
+  const alone = async (policy: RolloutPolicy, seed: number) => {
     const source = await service.source(f.record);
     const call = {
       op: 'rollout' as const,
-      seed: f.seed,
+      seed,
       level: f.level,
       keepInstance: false,
       rollout: { ...rolloutShape(f.meta), policy },
@@ -55,17 +59,19 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     const run = await service.dispatcher.gate.run(f.client.principal, f.actions.length + 2, () =>
       service.pool.run({ source, calls: [call], fresh: true, limits: { callTimeoutMs: budgetMs } }),
     );
-    const result = toRollout({ seed: f.seed, level: f.level, policy }, run.results[0] as CallResult, false);
+    const result = toRollout({ seed, level: f.level, policy }, run.results[0] as CallResult, false);
     return result.ok ? null : result.code;
   };
-  const rerun = async () => {
+  const rerun = async (m: Misbehaviour) => {
     // The reference policy from reset (no client input): when it runs, the failure is the client's log's (a reset
     // that fails, with no actions at all, fails the reference too).
-    const reference = await alone({ type: 'act' });
+    const reference = await alone({ type: 'act' }, m.seed);
     return {
       reference,
       input:
-        reference !== null || f.actions.length === 0 ? reference : await alone({ type: 'replay', actions: f.actions }),
+        reference !== null || m.response === undefined
+          ? reference
+          : await alone({ type: 'replay', actions: f.actions }, m.seed),
     };
   };
   return confirmAndRecord(service.defence, [misbehaviour], rerun, ACTION_LOG_FN).catch(() => {});

@@ -162,7 +162,9 @@ export function registerRoutes(
     }
     const release = service.acquire(identities.length, requestClient(request).principal);
     try {
-      const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request).key);
+      // The identities are the service's own choice only when it drew them from a seed it chose (V21-3).
+      const drawn = body.select !== undefined && body.select.seed === undefined;
+      const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request), drawn);
       return seed === undefined ? { items } : { seed, items };
     } finally {
       release();

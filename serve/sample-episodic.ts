@@ -5,6 +5,9 @@ import { parseEpisodicMeta } from '../contract/episodic.js';
 import { identityString } from '../contract/identity.js';
 import type { EnvRecord } from '../library/contract.js';
 import { runRollouts } from '../sandbox/rollouts.js';
+import type { Client } from './clients.js';
+import { SANDBOX_FN } from './dispatcher.js';
+import { defendEpisode } from './episode-defence.js';
 import type { InstanceIdentity, SampledItem } from './schemas.js';
 import type { Service } from './service.js';
 
@@ -14,14 +17,19 @@ export interface EpisodicEntry {
   record: EnvRecord;
 }
 
-/** Samples every entry of one episodic environment version; each item is filled in `out` at its index. */
+/**
+ * Samples every entry of one episodic environment version; each item is filled in `out` at its index. The first item
+ * that fails is `client`'s incident, as a create's reset would be (the environment's own only where the service
+ * `drawn` the identities: defence.ts); its defence (re-runs, then the record) is what this resolves to.
+ */
 export async function sampleEpisodic(
   service: Service,
   entries: EpisodicEntry[],
   reveal: boolean,
   out: SampledItem[],
-  owner: string,
-): Promise<void> {
+  client: Client,
+  drawn: boolean,
+): Promise<{ defending: Promise<void> }> {
   const record = (entries[0] as EpisodicEntry).record;
   const meta = parseEpisodicMeta(record.meta);
   const ids = entries.map(({ identity }) => ({
@@ -39,7 +47,7 @@ export async function sampleEpisodic(
           error: { code: 'E_META', message: `${record.name}@${record.version}'s meta does not match contract v2` },
         }),
     );
-    return;
+    return { defending: Promise.resolve() };
   }
   const source = await service.source(record);
   const requests = ids.map((id) => ({
@@ -49,14 +57,18 @@ export async function sampleEpisodic(
     observations: reveal,
   }));
   // In the client's turn, charged a budget per rollout (sandbox-gate.ts).
-  const { rollouts } = await service.dispatcher.gate.run(owner, requests.length, () =>
+  const { rollouts } = await service.dispatcher.gate.run(client.key, requests.length, () =>
     runRollouts(service.pool, source, meta, requests, { limits: { callTimeoutMs: service.options.callTimeoutMs } }),
   );
+  let defending: Promise<void> | null = null;
   entries.forEach(({ index }, k) => {
     const id = ids[k]!;
     const r = rollouts[k];
     const base = { ...id, ground_truth: identityString(id), kind: 'episodic' as const };
     if (!r?.ok) {
+      const failure = r && r.fn !== SANDBOX_FN ? { code: r.code, message: r.message, fn: r.fn } : null;
+      if (failure && !defending)
+        defending = defendEpisode(service, { record, meta, ...id, ...failure, actions: [], client, drawn });
       out[index] = {
         ...base,
         error: { code: r?.code ?? 'E_PROTOCOL', message: `${r?.fn ?? 'rollout'}: ${r?.message ?? 'no result'}` },
@@ -73,4 +85,5 @@ export async function sampleEpisodic(
         }
       : start;
   });
+  return { defending: defending ?? Promise.resolve() };
 }

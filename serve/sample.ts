@@ -16,6 +16,7 @@ import type { EnvKind } from '../kinds/contract.js';
 import { kindOf } from '../kinds/registry.js';
 import type { EnvRecord } from '../library/contract.js';
 import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
+import { incidentClient, type Client } from './clients.js';
 import { isUnrun } from './job-attribution.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { ServeError } from './options.js';
@@ -27,15 +28,18 @@ import { sampleEpisodic, type EpisodicEntry } from './sample-episodic.js';
 export type { SampledItem } from './schemas.js';
 
 /**
- * The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as `owner`
- * (a client's key).
+ * The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as
+ * `client`'s; a failing item is that client's incident (the environment's own only where the service `drawn` the
+ * identities: defence.ts), its defence awaited when the request is in time.
  */
 export async function sampleItems(
   service: Service,
   identities: InstanceIdentity[],
   reveal: boolean,
-  owner: string,
+  client: Client,
+  drawn: boolean,
 ): Promise<SampledItem[]> {
+  const owner = client.key;
   const catalog = service.catalog;
   const resolved = identities.map((identity, i) => {
     const found = catalog.resolveAnyKind(identity);
@@ -69,8 +73,12 @@ export async function sampleItems(
     else byModule.set(record.hash, [i]);
   });
   let sandboxDown: string | null = null;
+  const episodicDefences: Array<Promise<void>> = [];
   const work = Promise.all([
-    ...[...episodic.values()].map((entries) => sampleEpisodic(service, entries, reveal, out, owner)),
+    ...[...episodic.values()].map(async (entries) => {
+      const { defending } = await sampleEpisodic(service, entries, reveal, out, client, drawn);
+      episodicDefences.push(defending);
+    }),
     ...[...byModule.values()].map(async (indices) => {
       const record = resolved[indices[0] as number]!.record;
       const source = await service.source(record);
@@ -102,7 +110,14 @@ export async function sampleItems(
         if (failed) {
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
           else if (service.defence.isIncident(failed.code) && !isUnrun(result))
-            misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
+            misbehaved.push({
+              record,
+              seed: id.seed,
+              level: id.level,
+              ...failed,
+              client: incidentClient(client),
+              drawn,
+            });
           out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
           return;
         }
@@ -158,7 +173,7 @@ export async function sampleItems(
     };
   });
   const defending = confirmAndRecord(service.defence, misbehaved, (m) => service.rerunAlone(m, owner));
-  if (inTime) await defending;
+  if (inTime) await Promise.all([defending, ...episodicDefences]);
   return items;
 }
 

@@ -1,9 +1,10 @@
 // The stated bounds of a code statement (validators/code/bounds.ts) and the check that the top level's hidden tests
 // reach them (checks/code-bounds.ts): bounds written several ways, lengths told from values, statements with no
-// upper bound (or bounds on what is no argument) finding nothing.
+// upper bound (or bounds on what is no argument) finding nothing; bounds of the output, of an aggregate or of no
+// subject left untied (rt22 F1), the constraint notation read whole and an unreadable bound counted (rt22 F3).
 import { describe, expect, it } from 'vitest';
 import { reached, unreached } from '../validators/checks/code-bounds.js';
-import { statedBounds, statedNumber } from '../validators/code/bounds.js';
+import { readBounds, statedBounds, statedNumber } from '../validators/code/bounds.js';
 
 describe('statedBounds', () => {
   it('reads a value bound written several ways, tied to the parameter it names', () => {
@@ -43,6 +44,150 @@ describe('statedBounds', () => {
   });
 });
 
+describe('the subject of a bound (rt22 F1): only a bound tied to an input constrains the tests', () => {
+  it('leaves a bound on the output, an aggregate or nothing untied, however it is written', () => {
+    for (const [params, s, bound, subject] of [
+      [
+        ['heights'],
+        'Given heights (each 1 <= n <= 70), return the ways. Every answer is less than 10^15.',
+        1e15,
+        'output',
+      ],
+      [
+        ['prices'],
+        'Given a list prices (each from 1 to 1000), return the total. The total is therefore at most 50,000.',
+        50000,
+        'output',
+      ],
+      [
+        ['prices'],
+        'Given a list prices (each from 1 to 1000), return their sum; the sum never exceeds 50,000.',
+        50000,
+        'aggregate',
+      ],
+      [['nums'], 'Return the sum of nums. You may assume the output is < 2^31.', 2 ** 31, 'output'],
+      [['n'], 'Given n, return the n-th Fibonacci number F(n), which is below 2^63.', 2 ** 63, 'output'],
+      [['nums'], 'Return the count of numbers in nums below 1000.', 1000, 'output'],
+      [['n', 'm'], 'Given n and m with n * m <= 10^6, return the number of paths.', 1e6, 'aggregate'],
+      [['nums'], 'Given nums, return their sum. It fits in 32 bits: at most 2^31 - 1.', 2 ** 31 - 1, 'none'],
+      [['nums'], 'Apply the steps. Every result is at most 99, so the answer is below 10^4.', 1e4, 'output'],
+    ] as const) {
+      const read = readBounds(s, params);
+      expect(
+        read.bounds.map((b) => b.bound),
+        s,
+      ).not.toContain(bound);
+      expect(read.untied, s).toContainEqual({ bound, subject });
+    }
+  });
+
+  it('ties a bound to the parameter its clause or sentence makes the subject', () => {
+    expect(statedBounds('Given heights (each 1 <= n <= 70), return the ways.', ['heights'])).toEqual([
+      { of: 'value', bound: 70, param: 0 },
+    ]);
+    expect(
+      statedBounds('Write a function that returns the max of nums, where nums has at most 10^5 items.', ['nums']),
+    ).toEqual([{ of: 'length', bound: 1e5, param: 0 }]);
+    expect(statedBounds('Each moment is [year, month] (year 2000 to 2400).', ['moments'])).toEqual([
+      { of: 'size', bound: 2400, param: 0 },
+    ]);
+    expect(statedBounds('Return the answer modulo 2^31 - 1 (n up to 10^6).', ['n'])).toEqual([
+      { of: 'value', bound: 1e6, param: 0 },
+    ]);
+  });
+
+  it('reads a plural noun after a bound as a count unless it is a unit', () => {
+    expect(statedBounds('Given stairs, a count of at most 20 stairs.', ['stairs'])).toEqual([
+      { of: 'length', bound: 20, param: 0 },
+    ]);
+    expect(statedBounds('Given prices (up to 50 prices, each at most 1000 cents).', ['prices'])).toEqual([
+      { of: 'length', bound: 50, param: 0 },
+      { of: 'value', bound: 1000, param: 0 },
+    ]);
+    expect(statedBounds('Given a list steps of at most 30 moves.', ['steps'])).toEqual([
+      { of: 'length', bound: 30, param: 0 },
+    ]);
+  });
+});
+
+describe('the constraint notation (rt22 F3)', () => {
+  it('reads chains over any expression of a parameter, with numbers as expressions', () => {
+    for (const [s, expected] of [
+      [
+        'Constraints: 1 <= nums.length <= 20, 1 <= nums[i] <= 10^9.',
+        [
+          ['length', 20],
+          ['value', 1e9],
+        ],
+      ],
+      [
+        'Constraints: 1 ≤ len(nums) ≤ 2·10^5 and 1 ≤ nums[i] ≤ 10⁹.',
+        [
+          ['length', 2e5],
+          ['value', 1e9],
+        ],
+      ],
+      [
+        'Constraints: 10^9 >= nums[i] >= 1; nums.length <= 1,000,000.',
+        [
+          ['value', 1e9],
+          ['length', 1e6],
+        ],
+      ],
+      [
+        'Constraints: 1 \\le nums_i \\le 10^{9}, |nums| < 2 x 10^5.',
+        [
+          ['value', 1e9],
+          ['size', 2e5],
+        ],
+      ],
+      [
+        'Each value of nums is at most 10**9; nums holds up to 1e5 items.',
+        [
+          ['value', 1e9],
+          ['length', 1e5],
+        ],
+      ],
+      ['Constraints: 0 <= |nums[i]| <= 2^31 - 1.', [['value', 2 ** 31 - 1]]],
+    ] as const)
+      expect(
+        statedBounds(s, ['nums']).map((b) => [b.of, b.bound, b.param]),
+        s,
+      ).toEqual(expected.map(([of, bound]) => [of, bound, 0]));
+    // An unknown symbol in a constraints section (n, not a parameter) bounds any argument's size.
+    expect(statedBounds('Constraints: 1 <= a_i <= 10^9, 1 <= n <= 2 * 10^5.', ['a'])).toEqual([
+      { of: 'value', bound: 1e9, param: 0 },
+      { of: 'size', bound: 2e5 },
+    ]);
+    expect(statedBounds('Given v (|v| <= 10^9), return v squared.', ['v'])).toEqual([
+      { of: 'size', bound: 1e9, param: 0 },
+    ]);
+  });
+
+  it('counts a bound it cannot read whole instead of reading part of it', () => {
+    for (const s of ['Constraints: 1 <= nums[i] <= 10^(9).', 'Constraints: nums[i] <= 10 ^ 9 ^ 2.'])
+      expect(readBounds(s, ['nums']), s).toEqual({ bounds: [], untied: [], unread: 1 });
+    // A line break ends a number: the next line of a numbered list is no part of it.
+    expect(readBounds('1. keep the numbers below 12\n2. sort them', ['nums']).unread).toBe(0);
+  });
+
+  it('reads numbers as expressions', () => {
+    for (const [text, value] of [
+      ['2 * 10^5', 2e5],
+      ['2·10^5', 2e5],
+      ['10⁹', 1e9],
+      ['10^{9}', 1e9],
+      ['1e9', 1e9],
+      ['10**9', 1e9],
+      ['1,000,000', 1e6],
+      ['2^31 - 1', 2 ** 31 - 1],
+      ['1e-9', 1e-9],
+    ] as const)
+      expect(statedNumber(text), text).toBe(value);
+    expect(statedNumber('n - 1')).toBeNaN();
+  });
+});
+
 describe('reached and unreached', () => {
   const inputs = [[[0, 5, 18]], [[3, 2]]];
   it('reads the largest value or length of the bound parameter, or of every argument', () => {
@@ -64,11 +209,19 @@ describe('reached and unreached', () => {
       ),
     ).toBe(2);
   });
+  it('reads a size as the larger of magnitude and length, and a magnitude as absolute', () => {
+    expect(reached({ of: 'size', bound: 70, param: 0 }, [[[3, 70]], [[-90]]])).toBe(90);
+    expect(reached({ of: 'size', bound: 100 }, [[[1, 2, 3, 4]]])).toBe(4);
+    expect(reached({ of: 'size', bound: 100 }, [[{}]])).toBeNull();
+  });
   it('holds a bound reached within a factor of 2, and caps a length at what one test can hold', () => {
     expect(unreached({ of: 'value', bound: 2000 }, 18)).toBe(true);
     expect(unreached({ of: 'value', bound: 2000 }, 1000)).toBe(false);
     expect(unreached({ of: 'value', bound: 2000 }, 999)).toBe(true);
     expect(unreached({ of: 'length', bound: 1e5 }, 5000)).toBe(false);
     expect(unreached({ of: 'length', bound: 1e5 }, 50)).toBe(true);
+    // A size is capped like a length where its argument holds lists, judged like a value where it holds numbers.
+    expect(unreached({ of: 'size', bound: 1e9 }, 5000, true)).toBe(false);
+    expect(unreached({ of: 'size', bound: 1e9 }, 5000, false)).toBe(true);
   });
 });

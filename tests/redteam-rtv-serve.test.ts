@@ -153,14 +153,76 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
         Promise.reject(new Error('the sandbox is down')),
       );
       expect(log.quarantined(record.hash)).toBeNull();
-      // Failures the reference reaches without any client input: the environment's own, three of any kind quarantine.
+      // Failures the reference reaches without any client input, at seeds the service drew: the environment's own,
+      // three of any kind quarantine.
       for (let seed = 6; seed <= 8; seed++)
-        await confirmAndRecord(log, [failed(seed, 'client:1')], async () => ({
+        await confirmAndRecord(log, [{ ...failed(seed, 'client:1'), drawn: true }], async () => ({
           reference: 'E_THROWN',
           input: 'E_THROWN',
         }));
       expect(log.quarantined(record.hash)).toMatch(/3 incidents in production/);
       await log.close();
+    },
+  );
+
+  it(
+    "V21-3 (the mechanism): the instance failing at a client's seed is that client's vote unless a re-run at a seed " +
+      "the service draws fails too; at a seed the service drew it is the environment's own",
+    async () => {
+      const record = { hash: 'h-v21-3', name: 'rare-reset', version: 1 } as EnvRecord;
+      const BAD = 2_883_304_060;
+      const at = (client: string, fn = 'reset', seed = BAD): Misbehaviour => ({
+        record,
+        seed,
+        level: 1,
+        code: 'E_THROWN',
+        message: 'no free desk',
+        fn,
+        client,
+      });
+      // The instance fails at the client's seed alone: re-run there it fails again, at any other seed it runs.
+      const seen: number[] = [];
+      const rare = async (m: Misbehaviour) => {
+        seen.push(m.seed);
+        return m.seed === BAD ? { reference: 'E_THROWN', input: 'E_THROWN' } : { reference: null, input: null };
+      };
+      const log = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
+      // One client, many times, by every fn the instance fails in (a reset, generate, the reference of an item with a
+      // response, an episode's step the reference meets too): each confirmed, none quarantines.
+      for (const fn of ['reset', 'generate', 'verify']) await confirmAndRecord(log, [at('client:a', fn)], rare);
+      await confirmAndRecord(log, [{ ...at('client:a', 'step'), response: '[{"tool":"x"}]' }], rare);
+      expect(log.quarantined(record.hash)).toBeNull();
+      // Each confirmation was re-run once at the client's seed, then once at a seed the service drew.
+      expect(seen.filter((s) => s === BAD)).toHaveLength(4);
+      expect(seen.filter((s) => s !== BAD)).toHaveLength(4);
+      // A failure the re-run at the client's seed does not meet (a loaded host) is no vote, unconfirmed or not.
+      await confirmAndRecord(log, [at('client:b', 'reset', 7)], rare);
+      await confirmAndRecord(log, [at('client:c', 'reset', 8)], rare);
+      expect(log.quarantined(record.hash)).toBeNull();
+      // Independent clients reaching one code at their seeds vote, as responses do: the third quarantines.
+      await confirmAndRecord(log, [at('client:b')], rare);
+      expect(log.quarantined(record.hash)).toBeNull();
+      await confirmAndRecord(log, [at('client:c')], rare);
+      expect(log.quarantined(record.hash)).toMatch(/3 independent clients made it fail with E_THROWN/);
+      await log.close();
+      // The same failure at a seed the service drew (its own selection) proves the module wrong at once.
+      const own = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
+      await confirmAndRecord(own, [{ ...at('client:a'), drawn: true }], rare);
+      expect(own.quarantined(record.hash)).toMatch(/E_THROWN in reset at seed 2883304060, .* again when re-run alone/);
+      await own.close();
+      // An instance failing everywhere (a reset at every seed): the re-run at a drawn seed fails too, at once.
+      const everywhere = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
+      const always = async () => ({ reference: 'E_THROWN', input: 'E_THROWN' });
+      await confirmAndRecord(everywhere, [at('client:a')], always);
+      expect(everywhere.quarantined(record.hash)).toMatch(/E_THROWN in reset at seed (?!2883304060)\d+, .* re-run/);
+      await everywhere.close();
+      // Another code at the drawn seed is not the same failure: the client's vote.
+      const other = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
+      await confirmAndRecord(other, [at('client:a')], async (m) =>
+        m.seed === BAD ? { reference: 'E_THROWN', input: 'E_THROWN' } : { reference: 'E_TIMEOUT', input: 'E_TIMEOUT' },
+      );
+      expect(other.quarantined(record.hash)).toBeNull();
+      await other.close();
     },
   );
 });

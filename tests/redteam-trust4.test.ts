@@ -27,6 +27,8 @@ const MANIFEST = readRedteam([
   'redteam-trust18',
   'redteam-trust20',
   'redteam-trust21',
+  // rt23e (session 18): the episodic rule readers and canonical calls session 17 added.
+  'redteam-s18e',
   // rt22 (session 17) attacked every kind: its episodic entries (the others: redteam.test.ts, redteam-code.test.ts).
 ]).concat(readRedteam(['redteam-s17']).filter((e) => e.kind === 'episodic'));
 const pool = new SandboxPool({ workers: 2 });

@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v21');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
-const open = (id: string) => manifest.some((e) => e.id === id && e.status === 'open');
 
 /** A fixture script's last stdout line, parsed (each prints one JSON line). */
 const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
@@ -21,6 +20,10 @@ const runScript = (name: string, args: string[], timeout: number): Promise<Recor
         : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
     ),
   );
+
+it('every finding of the manifest is closed, each with the code or note of its fix', () => {
+  expect(manifest.filter((e) => e.status !== 'closed').map((e) => e.id)).toEqual([]);
+});
 
 describe('V21-1 closed: a hung-up body keeps its charge until its parse ends, and a waiting parse is cancelled', () => {
   it('V21-1: one client sending 32 MB bodies and hanging up after each leaves a 1 GB service serving', async () => {
@@ -45,22 +48,35 @@ describe('V21-2 closed: a body is bounded by the values it parses into, counted 
   }, 300_000);
 });
 
-describe.runIf(open('V21-3'))("V21-3 open: a reset failing at a client's seed quarantines it for everyone", () => {
-  it("V21-3: one client's create at a seed the sample showed failing quarantines the environment", async () => {
+describe("V21-3 closed: an instance failing at a client's seed or level is that client's vote", () => {
+  const vote = { fn: 'instance(client seed)', code: 'E_THROWN', confirmed: true, client: expect.any(String) };
+
+  it("V21-3: one client's create at a seed its sample showed failing leaves the environment serving", async () => {
     const r = await runScript('seed-quarantine.mjs', ['rare-reset.js', '8000'], 240_000);
     expect(r.victimBefore, JSON.stringify(r)).toBe(200);
     expect(r.itemsFailed).toBeGreaterThanOrEqual(1);
     expect(r.attackerCreate).toBe('422 E_THROWN');
-    // Still open: the failure at the attacker's seed is the environment's own, confirmed; the victim is refused.
-    expect(r.incidents).toEqual([{ fn: 'reset', code: 'E_THROWN', confirmed: true, client: expect.any(String) }]);
-    expect(r.victimAfter).toBe('409 E_QUARANTINED');
+    // Closed: the sample's failure and the create's are recorded, each the attacker's vote (a re-run at a seed the
+    // service drew met neither); one client's votes quarantine nothing, and the victim is served.
+    expect(r.incidents).toEqual([vote, vote]);
+    expect(r.victimAfter).toBe(200);
   }, 300_000);
 
-  it('V21-3 twin: the same scan and create on the honest twin quarantine nothing', async () => {
+  it('V21-3 twin: the same scan and create on the honest twin record nothing', async () => {
     const r = await runScript('seed-quarantine.mjs', ['rare-reset-twin.js', '8000'], 240_000);
     expect(r.itemsFailed, JSON.stringify(r)).toBe(0);
     expect(r.attackerCreate).toBe('200');
+    expect(r.incidents).toEqual([]);
     expect(r.victimAfter).toBe(200);
+  }, 300_000);
+
+  it('V21-3 variant: a generate failing at a level and seed the client listed (sample items, a verify)', async () => {
+    const r = await runScript('level-quarantine.mjs', ['8000'], 240_000);
+    expect(r.victimBefore, JSON.stringify(r)).toEqual(['scored', 'scored']);
+    expect(r.failedAt).toMatchObject({ level: 3, code: 'E_THROWN' });
+    expect(r.attack).toBe('E_THROWN');
+    expect(r.incidents).toEqual([vote, vote]);
+    expect(r.victimAfter).toEqual(['scored', 'scored']);
   }, 300_000);
 });
 

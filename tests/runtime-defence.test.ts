@@ -1,6 +1,7 @@
 // The runtime defence over a real library: a module admitted by the validator that hangs only at one
 // (seed, level) costs the reward service one timed-out item, not a wedged worker; it is recorded as an
-// incident, quarantined (E_QUARANTINED per item) while other environments keep scoring, and `library
+// incident of the client that chose that seed (its vote: V21-3), quarantined (E_QUARANTINED per item) when three
+// independent clients met it, while other environments keep scoring, and `library
 // revalidate` replays the incident and retires it. Requests have a deadline of their own, and an export
 // leaves out, and quarantines, an environment that fails while it generates.
 import { mkdtempSync } from 'node:fs';
@@ -45,10 +46,14 @@ const dir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-')), 'lib');
 let pool: SandboxPool;
 let server: RunningServer;
 
-async function post(path: string, body: unknown) {
+/** Two named clients besides the anonymous (loopback) one: each independent of the others (serve/clients.ts). */
+const TOKENS = ['client-b-token-0123456789abcdef01234', 'client-c-token-0123456789abcdef01234'] as const;
+
+async function post(path: string, body: unknown, token?: string) {
+  const auth: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   const response = await fetch(server.url + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...auth },
     body: JSON.stringify(body),
   });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -70,7 +75,15 @@ beforeAll(async () => {
   });
   await library.admit(fakeAdmission(slow, sampleMeta('slow-product')));
   await library.close();
-  server = await startServer({ libraryDir: dir, port: 0, pool, callTimeoutMs: 500, reloadIntervalMs: 100 });
+  const clientTokens = { b: TOKENS[0], c: TOKENS[1] };
+  server = await startServer({
+    libraryDir: dir,
+    port: 0,
+    pool,
+    callTimeoutMs: 500,
+    reloadIntervalMs: 100,
+    clientTokens,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -79,59 +92,74 @@ afterAll(async () => {
 });
 
 describe('envforge serve: runtime defence', () => {
-  it('a module hanging at one seed costs one timed-out item, is quarantined, others keep scoring', async () => {
-    const first = await post('/v1/verify', {
-      items: [
-        { env: 'wedge-product', seed: TRAP_SEED, level: TRAP_LEVEL, response: '<answer>1</answer>' },
-        { env: 'wedge-product', seed: 1, level: TRAP_LEVEL, response: '<answer>1</answer>' },
-        { env: 'calm-product', seed: 1, level: 1, response: '<answer>1</answer>' },
-      ],
-    });
-    expect(first.status).toBe(200);
-    expect(first.body.results[0]).toMatchObject({ score: 0, error: { code: 'E_TIMEOUT' } });
-    expect(first.body.results.slice(1)).toEqual([{ score: 0 }, { score: 0 }]);
+  it(
+    'a module hanging at one seed costs one timed-out item; the clients that chose that seed quarantine it (the ' +
+      "third independent one: one client's is its vote, V21-3), others keep scoring",
+    async () => {
+      const trap = { env: 'wedge-product', seed: TRAP_SEED, level: TRAP_LEVEL, response: '<answer>1</answer>' };
+      const first = await post('/v1/verify', {
+        items: [
+          trap,
+          { env: 'wedge-product', seed: 1, level: TRAP_LEVEL, response: '<answer>1</answer>' },
+          { env: 'calm-product', seed: 1, level: 1, response: '<answer>1</answer>' },
+        ],
+      });
+      expect(first.status).toBe(200);
+      expect(first.body.results[0]).toMatchObject({ score: 0, error: { code: 'E_TIMEOUT' } });
+      expect(first.body.results.slice(1)).toEqual([{ score: 0 }, { score: 0 }]);
+      // The seed and level are the client's: its confirmed failure there (the instance runs at a seed the service
+      // draws) is its vote, and the module still scores for everyone.
+      const wedge = { env: 'wedge-product', seed: 5, level: 2, response: 'x' };
+      expect((await post('/v1/verify', { items: [wedge] })).body.results).toEqual([{ score: 0 }]);
+      for (const token of TOKENS)
+        expect((await post('/v1/verify', { items: [trap] }, token)).body.results[0]).toMatchObject({
+          error: { code: 'E_TIMEOUT' },
+        });
 
-    const after = await post('/v1/verify', {
-      items: [
-        { env: 'wedge-product', seed: 5, level: 2, response: 'x' },
-        { env: 'calm-product', seed: 2, level: 2, response: 'x' },
-      ],
-    });
-    expect(after.body.results[0]).toMatchObject({
-      score: 0,
-      error: { code: 'E_QUARANTINED', message: expect.stringMatching(/seed 9999, level 4.*revalidate/) },
-    });
-    expect(after.body.results[1]).toEqual({ score: 0 });
-    const sampled = await post('/v1/sample', { items: [{ env: 'wedge-product', seed: 3, level: 1 }] });
-    expect(sampled.body.items[0].error.code).toBe('E_QUARANTINED');
-    expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({
-      envs: 3,
-      quarantined: 1,
-    });
-  });
+      const after = await post('/v1/verify', {
+        items: [wedge, { env: 'calm-product', seed: 2, level: 2, response: 'x' }],
+      });
+      expect(after.body.results[0]).toMatchObject({
+        score: 0,
+        error: {
+          code: 'E_QUARANTINED',
+          message: expect.stringMatching(/3 independent clients .*E_TIMEOUT.*revalidate/),
+        },
+      });
+      expect(after.body.results[1]).toEqual({ score: 0 });
+      const sampled = await post('/v1/sample', { items: [{ env: 'wedge-product', seed: 3, level: 1 }] });
+      expect(sampled.body.items[0].error.code).toBe('E_QUARANTINED');
+      expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({
+        envs: 3,
+        quarantined: 1,
+      });
+    },
+  );
 
   it('records the incident in the library; revalidation replays its seed and level, retires the module', async () => {
     const library = SqliteLibrary.open(dir);
     try {
       const incidents = await library.incidents({ open: true });
-      expect(incidents).toMatchObject([
-        {
-          name: 'wedge-product',
-          version: 1,
-          seed: TRAP_SEED,
-          level: TRAP_LEVEL,
-          code: 'E_TIMEOUT',
-          origin: 'serve',
-          confirmed: true,
-        },
-      ]);
+      // One per client that chose the trap: each its vote, confirmed at that seed and level.
+      const vote = {
+        name: 'wedge-product',
+        version: 1,
+        seed: TRAP_SEED,
+        level: TRAP_LEVEL,
+        code: 'E_TIMEOUT',
+        fn: 'instance(client seed)',
+        origin: 'serve',
+        confirmed: true,
+      };
+      expect(incidents).toMatchObject([vote, vote, vote]);
+      expect(new Set(incidents.map((i) => i.client)).size).toBe(3);
       const outcomes = await revalidate(library, pool, ['wedge-product']);
       expect(outcomes).toMatchObject([
         {
           name: 'wedge-product',
           verdict: 'reject',
           retired: true,
-          incidents: 1,
+          incidents: 3,
           codes: expect.arrayContaining(['E_TIMEOUT']),
         },
       ]);
@@ -163,6 +191,34 @@ describe('envforge serve: runtime defence', () => {
       await hurried.close();
     }
   });
+});
+
+describe("envforge serve: a failure at a seed the service drew is the environment's own (V21-3)", () => {
+  it('a sample the service drew (select without a seed) meeting a failing instance quarantines at once', async () => {
+    // Generate throws at about one seed in ten of level 3: a client-chosen seed would be its vote, but here the
+    // service drew the 200 seeds itself.
+    const tenth = productEnv('tenth-product', "if (level === 3 && rng.int(1, 10) === 1) throw new Error('no stock');");
+    const drawnDir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-drawn-')), 'lib');
+    const library = SqliteLibrary.open(drawnDir, { create: true });
+    await library.admit(fakeAdmission(tenth, sampleMeta('tenth-product', { levels: 4 })));
+    await library.close();
+    const drawn = await startServer({ libraryDir: drawnDir, port: 0, pool, reloadIntervalMs: 100 });
+    try {
+      const sample = (select: object) =>
+        fetch(`${drawn.url}/v1/sample`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ select }),
+        }).then((r) => r.json() as Promise<{ items: Array<{ error?: { code: string } }> }>);
+      const first = await sample({ env: 'tenth-product', n: 200, levels: [3, 3] });
+      expect(first, JSON.stringify(first).slice(0, 500)).toHaveProperty('items');
+      expect(first.items.some((i) => i.error?.code === 'E_THROWN')).toBe(true);
+      const after = await sample({ env: 'tenth-product', n: 1, levels: [1, 1] });
+      expect(after.items[0]?.error?.code).toBe('E_QUARANTINED');
+    } finally {
+      await drawn.close();
+    }
+  }, 60_000);
 });
 
 describe('envforge export: runtime defence', () => {

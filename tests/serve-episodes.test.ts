@@ -26,12 +26,14 @@ async function call(
   path: string,
   body?: unknown,
   raw?: string,
+  token?: string,
 ): Promise<{ status: number; headers: Headers; body: Json }> {
+  const auth: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   const response = await fetch(base + path, {
     method,
     ...(body !== undefined || raw !== undefined
-      ? { headers: { 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) }
-      : {}),
+      ? { headers: { 'content-type': 'application/json', ...auth }, body: raw ?? JSON.stringify(body) }
+      : { headers: auth }),
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
@@ -41,6 +43,8 @@ const dir = mkdtempSync(join(tmpdir(), 'envforge-episodes-'));
 let pool: SandboxPool;
 let seeds: EpisodicSeed[];
 let server: RunningServer;
+/** Two named clients besides the anonymous (loopback) one: independent of it and of each other (serve/clients.ts). */
+const TOKENS = ['client-b-token-0123456789abcdef01234', 'client-c-token-0123456789abcdef01234'] as const;
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
@@ -69,7 +73,8 @@ beforeAll(async () => {
     { name: 'late-score', source: lateScore },
   ]);
   await library.close();
-  server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64 });
+  const clientTokens = { b: TOKENS[0], c: TOKENS[1] };
+  server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64, clientTokens });
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -679,35 +684,61 @@ describe('limits and restarts', () => {
 describe('failing environments', () => {
   it('a step that throws or hangs ends its episode with score 0 and the error, is confirmed as an ' +
     'incident, and quarantines', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const throws = (await call(server.url, 'POST', '/v1/episodes', { env: 'fleet-maintenance', seed: 1, level: 1 }))
       .body.episode as string;
     const hangs = (await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 1, level: 5 })).body
       .episode as string;
+    const hang = { tool: 'optimize_route', args: {}, turn: 1 };
     const [thrown, hung] = await Promise.all([
       call(server.url, 'POST', `/v1/episodes/${throws}/step`, {
         tool: 'log_service',
         args: { plate: 'NOPE-1', service: 'oil' },
         turn: 1,
       }),
-      call(server.url, 'POST', `/v1/episodes/${hangs}/step`, { tool: 'optimize_route', args: {}, turn: 1 }),
+      call(server.url, 'POST', `/v1/episodes/${hangs}/step`, hang),
     ]);
     expect(thrown.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_THROWN' } });
     expect(hung.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_TIMEOUT' } });
     // The journal says how it ended: the failure is answered again, and replays cannot step it.
     expect((await call(server.url, 'GET', `/v1/episodes/${hangs}`)).body).toMatchObject({ done: true, end: 'failed' });
+    // The hang is the reference's too at this seed, which the client chose: the environment's own at once where the
+    // re-run at a seed the service draws hangs as well, else this client's vote (V21-3). Independent clients meeting
+    // it (the named ones here, each at its own episode) quarantine it either way.
+    for (const token of TOKENS) {
+      const created = await call(
+        server.url,
+        'POST',
+        '/v1/episodes',
+        { env: 'pick-route', seed: 1, level: 5 },
+        undefined,
+        token,
+      );
+      if (created.status === 409) {
+        expect(created.body.error.code).toBe('E_QUARANTINED');
+        continue;
+      }
+      const step = await call(server.url, 'POST', `/v1/episodes/${created.body.episode}/step`, hang, undefined, token);
+      expect(step.body).toMatchObject({ done: true, score: 0, end: 'failed', error: { code: 'E_TIMEOUT' } });
+    }
+    // Polled with creates, each ended as soon as it is open (no session is left holding a slot).
     let refused: Json = null;
-    for (let i = 0; i < 100 && refused?.status !== 409; i++) {
+    for (let i = 0; i < 250 && refused?.status !== 409; i++) {
       await new Promise((r) => setTimeout(r, 200));
       refused = await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 2, level: 1 });
+      if (refused.status === 200)
+        expect((await call(server.url, 'DELETE', `/v1/episodes/${refused.body.episode}`)).status).toBe(200);
     }
     expect(refused.body.error.code).toBe('E_QUARANTINED');
     // Others play on.
-    expect(
-      (await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 }))
-        .status,
-    ).toBe(200);
+    const other = await call(server.url, 'POST', '/v1/episodes', {
+      env: (seeds[0] as EpisodicSeed).name,
+      seed: 3,
+      level: 1,
+    });
+    expect(other.status).toBe(200);
+    expect((await call(server.url, 'DELETE', `/v1/episodes/${other.body.episode}`)).status).toBe(200);
   });
 });
 

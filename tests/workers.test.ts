@@ -19,9 +19,17 @@ afterAll(async () => {
   await server.stop();
 });
 
+/**
+ * How long a taken job may run before it goes to another worker: what the killed worker's job waits before its retry
+ * (and a quarter of it more: library/postgres/queue.ts expiryIntervals). Well past a healthy single-turn validation
+ * under load (5-14 s at load 24), so no job of the survivor's expires; given to the workers and the batch alike, since
+ * the queue takes it from whichever process creates it first (the batch's default is 300 s).
+ */
+const JOB_TIMEOUT = ['--job-timeout', '30'];
+
 /** A worker process; `taken` resolves on its first job taken (its validation is then under way). */
 function worker(url: string) {
-  const child = spawn(process.execPath, [MAIN, 'worker', '--database', url, '--json', '--job-timeout', '30'], {
+  const child = spawn(process.execPath, [MAIN, 'worker', '--database', url, '--json', ...JOB_TIMEOUT], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -98,16 +106,17 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
       await pgServer.createDatabase(await seeded()),
     ];
 
-    const alone = await runEnvforge('run', '--database', single, ...RUN);
-    expect(alone.code, alone.stderr).toBe(0);
-    const expected = JSON.parse(alone.stdout) as BatchReport;
+    // The single-process run, on a database of its own, runs while the remote one waits out the killed job's timeout.
+    const aloneRun = runEnvforge('run', '--database', single, ...RUN);
 
     const [w1, w2] = [worker(shared), worker(shared)];
-    const batch = runEnvforge('run', '--database', shared, '--workers', 'remote', ...RUN);
+    const batch = runEnvforge('run', '--database', shared, '--workers', 'remote', ...JOB_TIMEOUT, ...RUN);
     // Kill whichever worker takes a job first, in the middle of validating it.
     const victim = await Promise.race([w1.taken.then(() => w1), w2.taken.then(() => w2)]);
     victim.child.kill('SIGKILL');
-    const result = await batch;
+    const [alone, result] = [await aloneRun, await batch];
+    expect(alone.code, alone.stderr).toBe(0);
+    const expected = JSON.parse(alone.stdout) as BatchReport;
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as BatchReport;
     const survivor = victim === w1 ? w2 : w1;

@@ -37,6 +37,19 @@ export interface QueueOptions {
 
 export const DEFAULT_QUEUE_OPTIONS: QueueOptions = { jobTimeoutSeconds: 300, retryLimit: 4 };
 
+/**
+ * How often pg-boss looks for jobs past their timeout: a quarter of it (at least 1 s, at most 60 s). Both of its
+ * timers: the supervise tick, and the monitor pass that expires jobs, which runs at most once per monitor interval
+ * (60 s when not given: a dead worker's job waited up to a minute past a short --job-timeout).
+ */
+export function expiryIntervals(jobTimeoutSeconds: number): {
+  superviseIntervalSeconds: number;
+  monitorIntervalSeconds: number;
+} {
+  const seconds = Math.min(60, Math.max(1, Math.floor(jobTimeoutSeconds / 4)));
+  return { superviseIntervalSeconds: seconds, monitorIntervalSeconds: seconds };
+}
+
 /** Writes of a settling job, inside its transaction. */
 export interface Settlement {
   admit(input: AdmitInput): Promise<AdmitResult>;
@@ -63,7 +76,7 @@ export class PostgresWorkQueue {
       connectionString: library.db.url,
       max: 4,
       schedule: false,
-      superviseIntervalSeconds: Math.min(60, Math.max(1, Math.floor(opts.jobTimeoutSeconds / 4))),
+      ...expiryIntervals(opts.jobTimeoutSeconds),
     });
     boss.on('error', () => {}); // transient errors of pg-boss's own loops; the next tick retries
     try {

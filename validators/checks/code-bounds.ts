@@ -6,7 +6,7 @@
 import { CODE_LIMITS, type CodeMeta } from '../../contract/code.js';
 import type { CodeInstance } from '../../kinds/code.js';
 import type { CodeCheck } from '../code/check.js';
-import { reach, type StatedBound, statedBounds } from '../code/bounds.js';
+import { reach, readBounds, type StatedBound } from '../code/bounds.js';
 import type { Finding } from './rules.js';
 
 /** A hidden argument within this factor of a stated bound reaches it. */
@@ -14,16 +14,29 @@ export const BOUND_FACTOR = 2;
 /** The longest list one test can hold (its JSON within the contract's limit, at two characters an item at least). */
 const LONGEST_TESTABLE = CODE_LIMITS.maxValueChars / 2;
 
-/** What the top level's hidden tests reach of one bound: the largest value or length; null when nothing is read. */
+/** What the hidden tests hold of the argument a bound names (of every argument where it names none). */
+const reachOf = (b: StatedBound, inputs: ReadonlyArray<readonly unknown[]>) =>
+  reach(inputs.flatMap((args) => (b.param === undefined ? args : [args[b.param]])));
+
+/**
+ * What the top level's hidden tests reach of one bound: the largest magnitude or length ("size": the larger of the
+ * two); null when nothing is read.
+ */
 export function reached(b: StatedBound, inputs: ReadonlyArray<readonly unknown[]>): number | null {
-  const r = reach(inputs.flatMap((args) => (b.param === undefined ? args : [args[b.param]])));
-  if (b.of === 'value') return r.numbers ? r.value : null;
-  return r.lists ? r.length : null;
+  const r = reachOf(b, inputs);
+  const value = r.numbers ? r.value : null;
+  const length = r.lists ? r.length : null;
+  if (b.of === 'value') return value;
+  if (b.of === 'length') return length;
+  return value === null && length === null ? null : Math.max(value ?? 0, length ?? 0);
 }
 
-/** Whether a bound is out of the hidden tests' reach: their largest is below the bound over the factor. */
-export function unreached(b: StatedBound, largest: number): boolean {
-  const needed = b.of === 'length' ? Math.min(b.bound, LONGEST_TESTABLE) : b.bound;
+/**
+ * Whether a bound is out of the hidden tests' reach: their largest is below the bound over the factor. A length (or
+ * a size of an argument that holds lists) is capped at what one test can hold.
+ */
+export function unreached(b: StatedBound, largest: number, holdsLists = b.of === 'length'): boolean {
+  const needed = b.of !== 'value' && holdsLists ? Math.min(b.bound, LONGEST_TESTABLE) : b.bound;
   return largest * BOUND_FACTOR < needed;
 }
 
@@ -38,21 +51,21 @@ export const codeBounds: CodeCheck = {
     const top = Math.max(...stage.episodes.map((e) => e.level));
     const episodes = stage.episodes.filter((e) => e.level === top);
     const tasks = episodes.map((e) => e.instance as CodeInstance);
-    const bounds = statedBounds([...new Set(tasks.map((t) => t.statement))].join('\n'), meta.params);
-    if (bounds.length === 0) return null;
+    const { bounds, untied, unread } = readBounds([...new Set(tasks.map((t) => t.statement))].join('\n'), meta.params);
+    if (bounds.length === 0 && untied.length === 0 && unread === 0) return null;
     const inputs = tasks.flatMap((t) => t.tests.map((x) => x.input));
     return {
       requests: [],
       async judge() {
         const judged = bounds.flatMap((b) => {
           const largest = reached(b, inputs);
-          return largest === null ? [] : [{ b, largest }];
+          return largest === null ? [] : [{ b, largest, lists: reachOf(b, inputs).lists }];
         });
         const findings: Finding[] = judged
-          .filter((j) => unreached(j.b, j.largest))
+          .filter((j) => unreached(j.b, j.largest, j.b.of === 'length' || j.lists))
           .map(({ b, largest }) => {
             const param = b.param === undefined ? 'an argument' : `the argument ${meta.params[b.param]}`;
-            const what = b.of === 'value' ? `${param}'s values` : `${param}'s length`;
+            const what = { value: `${param}'s values`, length: `${param}'s length`, size: `${param}'s size` }[b.of];
             return {
               rule: 'zero',
               code: 'E_WEAK_TESTS',
@@ -71,6 +84,9 @@ export const codeBounds: CodeCheck = {
           findings,
           metrics: {
             bounds: judged.map(({ b, largest }) => ({ of: b.of, bound: b.bound, param: b.param, largest })),
+            // Bounds of no input (the output's range, a sum) constrain no test; unread ones are reported, not judged.
+            untied,
+            unread,
           },
         };
       },

@@ -1,118 +1,176 @@
-// The upper bounds a code statement states for its inputs ("0 <= n <= 2000", "values below 10^9", "up to 10^5
-// items", "year 2000 to 2400", "[0, 2000]"), each a value or a length, tied to a parameter where the statement names
-// one, and what the hidden tests reach of each: the largest value, the longest list or string. Data for
-// checks/code-bounds.ts.
+// The upper bounds a code statement states for its inputs ("0 <= n <= 2000", "1 <= nums[i] <= 10^9", "values below
+// 10^9", "up to 10^5 items", "year 2000 to 2400", "[0, 2000]"), each a value or a length, tied to what it bounds
+// (code/bound-subject.ts: a parameter, the inputs, or no input at all), and what the hidden tests reach of each: the
+// largest value, the longest list or string. Data for checks/code-bounds.ts.
+import { ATOM, continuesNumber, NUMBER, normalizeNotation, statedNumber } from './bound-numbers.js';
+import { paramOf, type Subject, subjectAt } from './bound-subject.js';
 
-/** One stated upper bound: on the values or on the lengths of a parameter (undefined: any parameter). */
+export { statedNumber } from './bound-numbers.js';
+
+/** One stated upper bound: on the values, the lengths or either ("size") of a parameter (undefined: any). */
 export interface StatedBound {
-  of: 'value' | 'length';
+  of: 'value' | 'length' | 'size';
   bound: number;
   param?: number;
 }
 
-const NUM = String.raw`(\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s*(?:\^|\*\*)\s*\d+)?)`;
-/** What a number after a bound counts: a length, not a magnitude. */
-const COUNTED_WORDS = [
-  'items?',
-  'elements?',
-  'entries',
-  'entry',
-  'numbers',
-  'integers',
-  'values',
-  'strings',
-  'words',
-  'characters',
-  'chars',
-  'letters',
-  'nodes',
-  'edges',
-  'pairs',
-  'rows',
-  'points',
-  'readings',
-  'digits',
-  'symbols',
-  'moments',
-  'songs',
-  'tasks',
-];
-const COUNTED = `(?:${COUNTED_WORDS.join('|')})\\b`;
-const LENGTH_WORD = /\b(?:length|len|size|number of|count of|how many)\b[^.;,]{0,20}$/i;
+/** A bound the statement states of no input: the output, an aggregate, or nothing found. */
+export interface UntiedBound {
+  bound: number;
+  subject: 'output' | 'aggregate' | 'none';
+}
+
+/** What the reader reads of a statement: the input bounds, the others, and how many bounds it could not read. */
+export interface BoundReading {
+  bounds: StatedBound[];
+  untied: UntiedBound[];
+  unread: number;
+}
+
+/** Counts with a plural of their own; any other plural noun after a bound counts too, unless it is a unit. */
+const COUNTED_WORDS = /^(?:items?|elements?|entry|entries|characters|chars|letters|digits|symbols)$/i;
+/** Units: a plural after a bound that measures, not counts. */
+const UNITS = new RegExp(
+  '^(?:(?:milli|micro|nano|kilo|centi)?(?:seconds|metres|meters|grams)|minutes|hours|days|weeks|months|years|' +
+    'cents|dollars|euros|pounds|miles|feet|inches|yards|bytes|bits|degrees|percent|units|times|steps)$',
+  'i',
+);
+/** Words ending in s that are no plural noun. */
+const NOT_PLURAL = /^(?:is|as|was|has|its|this|thus|less|plus|unless|always|across|does|whereas|sometimes|yes|us)$/i;
 const UPPER_WORDS =
-  '(?:at most|up to|no more than|not more than|below|less than|under|not exceeding|smaller than|lower than)';
+  '(?:at most|up to|no more than|not more than|no greater than|not greater than|no larger than|below|less than|' +
+  "under|not exceeding|smaller than|lower than|(?:never|not|cannot|n't)\\s+(?:be\\s+)?exceeds?)";
 
-/** A stated number as a value ("10^5", "1,000", "2e9"); NaN when it is none. */
-export function statedNumber(text: string): number {
-  const power = /^(\d+(?:\.\d+)?)\s*(?:\^|\*\*)\s*(\d+)$/.exec(text.trim());
-  if (power) return Number(power[1]) ** Number(power[2]);
-  return Number(text.replace(/,/g, '').trim());
+/** Whether the word after a bound makes it a count: a counting word, a parameter's name, a plural not a unit. */
+function counts(after: string, params: readonly string[]): boolean {
+  const word = /^\s+([A-Za-z][\w-]*)/.exec(after)?.[1];
+  if (word === undefined || UNITS.test(word) || NOT_PLURAL.test(word)) return false;
+  return COUNTED_WORDS.test(word) || paramOf(word, params) !== undefined || /[a-z]{2}s$/.test(word);
 }
 
-/** The parameter a word names: itself, or its plural or singular ("n" for ns, "nums" for num). */
-function paramOf(word: string | undefined, params: readonly string[]): number | undefined {
-  if (!word) return undefined;
-  const at = params.findIndex((p) => p === word || p === `${word}s` || `${p}s` === word);
-  return at < 0 ? undefined : at;
+/** A subject atom ending right before a comparison sign: "n", "nums[i]", "nums.length", "len(nums)", "|v|", "a_i". */
+const ATOM_END = new RegExp(
+  String.raw`(?:(len|size|abs)\s*\(\s*([A-Za-z_$][\w$]*)\s*\)|\|\s*([A-Za-z_$][\w$]*)((?:\s*\[[^\]|]{0,20}\])*)\s*\||` +
+    String.raw`([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*))\s*\)?\s*$`,
+);
+/** A subject atom starting right after a sign ("10^9 >= x"). */
+const ATOM_START = /^\s*([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*)/;
+
+/** A number at the start of a text, as an expression. */
+const NUMBER_START = new RegExp(`^\\s*${NUMBER}`);
+/** How far either side of a comparison sign its subject and number are read. */
+const WINDOW = 60;
+
+/** A name, or a subscripted name ("a_i", "a_{i}"), as a parameter. */
+function nameParam(name: string, params: readonly string[]): number | undefined {
+  return paramOf(name, params) ?? paramOf(/^(.+?)_(?:\w{1,2}|\{\w+\})$/.exec(name)?.[1], params);
 }
 
-/** The last parameter named in the text before a bound (a short window), if any. */
-function namedBefore(before: string, params: readonly string[]): number | undefined {
-  const words = before.slice(-40).match(/[A-Za-z_$][\w$]*/g) ?? [];
-  for (let i = words.length - 1; i >= 0; i--) {
-    const at = paramOf(words[i], params);
-    if (at !== undefined) return at;
-  }
-  return undefined;
+/** The subject of a comparison whose atom is given: a parameter expression, else what the text around it says. */
+function atomSubject(
+  text: string,
+  at: number,
+  atom: { name: string; of?: 'value' | 'length' | 'size' },
+  params: readonly string[],
+): Subject {
+  if (/[\w)\]]\s*[*+/-]\s*$/.test(text.slice(Math.max(0, at - 12), at))) return { tie: 'aggregate' };
+  const param = nameParam(atom.name, params);
+  if (param !== undefined) return { tie: 'param', param, of: atom.of ?? 'value' };
+  const s = subjectAt(text, at, params);
+  return atom.of !== undefined && (s.tie === 'param' || s.tie === 'any') ? { ...s, of: atom.of } : s;
 }
 
-/** Every upper bound the statement states (duplicates kept out). */
-export function statedBounds(statement: string, params: readonly string[]): StatedBound[] {
-  const text = statement.replace(/≤/g, '<=').replace(/≥/g, '>=').replace(/[−–]/g, '-');
-  const found: StatedBound[] = [];
-  const add = (of: StatedBound['of'], raw: string, param: number | undefined) => {
+/** What an atom's syntax says it bounds: a length (".length", "len()"), a value (indexed), either (|x|). */
+function atomOf(m: RegExpExecArray): { name: string; of?: 'value' | 'length' | 'size' } {
+  if (m[2] !== undefined) return { name: m[2], of: m[1] === 'abs' ? 'value' : 'length' };
+  if (m[3] !== undefined) return { name: m[3], of: m[4] || /_(?:\w{1,2}|\{\w+\})$/.test(m[3]) ? 'value' : 'size' };
+  const name = m[5] as string;
+  const tail = m[6] ?? '';
+  if (/\.\s*(?:length|size)\s*$/.test(tail)) return { name, of: 'length' };
+  return tail || /_(?:\w{1,2}|\{\w+\})$/.test(name) ? { name, of: 'value' } : { name };
+}
+
+/** Every bound the statement states, tied to what it bounds, and the bounds it states that it could not read. */
+export function readBounds(statement: string, params: readonly string[]): BoundReading {
+  const text = normalizeNotation(statement);
+  const out: BoundReading = { bounds: [], untied: [], unread: 0 };
+  const add = (raw: string, subject: Subject, count: boolean) => {
     const bound = statedNumber(raw);
     if (!Number.isFinite(bound) || bound <= 0) return;
-    if (!found.some((b) => b.of === of && b.bound === bound && b.param === param))
-      found.push(param === undefined ? { of, bound } : { of, bound, param });
+    if (subject.tie === 'param' || subject.tie === 'any') {
+      const b: StatedBound = { of: count ? 'length' : subject.of, bound };
+      if (subject.tie === 'param') b.param = subject.param;
+      if (!out.bounds.some((o) => o.of === b.of && o.bound === bound && o.param === b.param)) out.bounds.push(b);
+    } else if (!out.untied.some((o) => o.bound === bound && o.subject === subject.tie))
+      out.untied.push({ bound, subject: subject.tie });
   };
-  // "n <= 2000", "x < 10^9": the word before the sign is the subject.
-  for (const m of text.matchAll(new RegExp(String.raw`([A-Za-z_$][\w$]*)\s*\)?\s*<=?\s*${NUM}`, 'g'))) {
-    const before = text.slice(0, m.index);
-    add(LENGTH_WORD.test(`${before}${m[1]}`) ? 'length' : 'value', m[2] as string, paramOf(m[1], params));
+  /** The number at the start of a text, if it is whole (an unread one is counted). */
+  const numberAt = (after: string): { raw: string; end: number } | null => {
+    const m = NUMBER_START.exec(after);
+    if (m === null) return null;
+    if (continuesNumber(after.slice(m[0].length))) {
+      out.unread++;
+      return null;
+    }
+    return { raw: m[1] as string, end: m[0].length };
+  };
+  // Comparisons: "SUBJECT <= N" (a chain's right half included), "N >= SUBJECT"; each side read in a short window.
+  const numberEnd = new RegExp(`(?<![\\d,.])${NUMBER}\\s*$`);
+  for (const m of text.matchAll(/(?<![<>=-])(<=?|>=?)(?![=>])/g)) {
+    const at = m.index ?? 0;
+    const from = Math.max(0, at - WINDOW);
+    const before = text.slice(from, at);
+    const after = text.slice(at + m[0].length, at + m[0].length + WINDOW);
+    const leftNumber = numberEnd.exec(before)?.[1];
+    if (m[0].startsWith('<') && leftNumber === undefined && /^\s*\d/.test(after)) {
+      const n = numberAt(after);
+      const atom = ATOM_END.exec(before);
+      if (n === null || atom === null) continue;
+      add(n.raw, atomSubject(text, from + atom.index, atomOf(atom), params), false);
+    } else if (m[0].startsWith('>') && leftNumber !== undefined && !/^\s*\d/.test(after)) {
+      const atom = ATOM_START.exec(after);
+      if (atom === null) continue;
+      const of = /\.\s*(?:length|size)\s*$/.test(atom[2] ?? '') ? 'length' : atom[2] ? 'value' : undefined;
+      add(leftNumber, atomSubject(text, at + m[0].length, { name: atom[1] as string, of }, params), false);
+    }
   }
-  // "at most 2000", "values below 10^9", "up to 10^5 items".
-  for (const m of text.matchAll(new RegExp(String.raw`\b${UPPER_WORDS}\s+${NUM}(\s+${COUNTED})?`, 'gi'))) {
-    const before = text.slice(0, m.index);
-    const length = m[2] !== undefined || LENGTH_WORD.test(before);
-    add(length ? 'length' : 'value', m[1] as string, namedBefore(before, params));
-  }
-  // "1 to 12", "from 2000 to 2400", "between 0 and 99".
+  // The scans below start at a word or a single number and read the bound in a window after it: a statement of
+  // many numbers costs linear time.
+  const read = (start: number, end: number, tail?: RegExp) => {
+    const n = numberAt(text.slice(end, end + WINDOW));
+    if (n === null || (tail !== undefined && !tail.test(text.slice(end + n.end, end + n.end + 8)))) return;
+    add(n.raw, subjectAt(text, start, params), counts(text.slice(end + n.end, end + n.end + 40), params));
+  };
+  // Words: "at most 2000", "values below 10^9", "up to 10^5 items", "never exceeds 50,000".
+  for (const m of text.matchAll(new RegExp(String.raw`\b${UPPER_WORDS}\b`, 'gi')))
+    read(m.index ?? 0, (m.index ?? 0) + m[0].length);
+  // Ranges: "1 to 12", "from 2000 to 2400", "between 0 and 99".
   for (const m of text.matchAll(
-    new RegExp(String.raw`(?:\bbetween\s+)?-?${NUM}\s+(?:to|and)\s+${NUM}(\s+${COUNTED})?`, 'gi'),
+    new RegExp(String.raw`(?:\bbetween\s+)?(?<![\w.^*])-?${ATOM}\s+(?:to|and)\s+(?=\d)`, 'gi'),
   )) {
-    if (/\band\b/i.test(m[0]) && !/^between/i.test(m[0])) continue;
-    const before = text.slice(0, m.index);
-    const length = m[3] !== undefined || LENGTH_WORD.test(before);
-    add(length ? 'length' : 'value', m[2] as string, namedBefore(before, params));
+    if (/\band\s*$/i.test(m[0]) && !/^between/i.test(m[0])) continue;
+    read(m.index ?? 0, (m.index ?? 0) + m[0].length);
   }
-  // "[0, 2000]", "0..2000": an interval's right end.
-  for (const m of text.matchAll(
-    new RegExp(String.raw`(?:\[\s*-?${NUM}\s*,\s*${NUM}\s*\]|\b${NUM}\s*\.\.\s*${NUM})`, 'g'),
-  )) {
-    const before = text.slice(0, m.index);
-    add(LENGTH_WORD.test(before) ? 'length' : 'value', (m[2] ?? m[4]) as string, namedBefore(before, params));
-  }
-  return found;
+  // Intervals: "[0, 2000]", "0..2000": the right end.
+  for (const m of text.matchAll(new RegExp(String.raw`\[\s*-?${ATOM}\s*,\s*(?=\d)`, 'g')))
+    read(m.index ?? 0, (m.index ?? 0) + m[0].length, /^\s*\]/);
+  for (const m of text.matchAll(new RegExp(String.raw`(?<![\w.])${ATOM}\s*\.\.\s*(?=\d)`, 'g')))
+    read(m.index ?? 0, (m.index ?? 0) + m[0].length);
+  return out;
 }
 
-/** The largest number, and the longest list or string, anywhere inside some values (each an argument). */
+/** Every upper bound the statement states of its inputs (duplicates kept out). */
+export function statedBounds(statement: string, params: readonly string[]): StatedBound[] {
+  return readBounds(statement, params).bounds;
+}
+
+/** The largest magnitude, and the longest list or string, anywhere inside some values (each an argument). */
 export function reach(values: readonly unknown[]): { value: number; length: number; numbers: boolean; lists: boolean } {
   const out = { value: Number.NEGATIVE_INFINITY, length: 0, numbers: false, lists: false };
   const walk = (v: unknown) => {
     if (typeof v === 'number' && Number.isFinite(v)) {
       out.numbers = true;
-      out.value = Math.max(out.value, v);
+      out.value = Math.max(out.value, Math.abs(v));
     } else if (typeof v === 'string') {
       out.lists = true;
       out.length = Math.max(out.length, v.length);

@@ -7,6 +7,7 @@ import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { EpisodicOptions } from '../options.js';
 import { levelSeeds } from '../seeds.js';
 import type { Probe } from './adversaries.js';
+import { redrawTreatments, treatmentsOf } from './treatments.js';
 
 export type { Probe } from './adversaries.js';
 
@@ -42,10 +43,16 @@ export function tokensOf(text: string): string[] {
 }
 
 /**
- * The reference actions whose every argument the prompt spells out (enum and boolean arguments redrawn): a leak replays
- * them.
+ * The reference actions whose every argument the prompt spells out (enum and boolean arguments redrawn, and each
+ * entity's treatment redrawn among `treatments`, the references' own: validators/episodic/treatments.ts): a leak
+ * replays them.
  */
-export function promptOnlyActions(meta: EpisodicMeta, reference: Rollout, seed: number): unknown[] {
+export function promptOnlyActions(
+  meta: EpisodicMeta,
+  reference: Rollout,
+  seed: number,
+  treatments: readonly (readonly string[])[] = [],
+): unknown[] {
   const known = new Set(tokensOf(reference.prompt ?? '').map((t) => t.toLowerCase()));
   const spelled = (v: unknown): boolean =>
     (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 10) ||
@@ -70,7 +77,7 @@ export function promptOnlyActions(meta: EpisodicMeta, reference: Rollout, seed: 
     }
     if (keep) out.push({ tool: action.tool, args });
   }
-  return out;
+  return redrawTreatments(meta, out, treatments, draw, reference.prompt ?? '');
 }
 
 /** Candidate values for one parameter, from what the agent reads (the tool's descriptions and the prompt). */
@@ -158,6 +165,10 @@ export function buildProbes(
     ),
   ];
   const used = new Set(references.flatMap((r) => r.actions.filter(isAction).map((a) => a.tool)));
+  const treatments = treatmentsOf(
+    meta,
+    references.map((r) => promptOnlyActions(meta, r, r.seed)),
+  );
   for (let level = 1; level <= meta.levels; level++) {
     const at = references.map((r, i) => ({ r, i })).filter(({ r }) => r.level === level);
     at.forEach(({ r, i }, k) => {
@@ -189,7 +200,7 @@ export function buildProbes(
           of: i,
           request: replay(r.seed, level, [call, last], { observations: true }),
         });
-      const spelled = promptOnlyActions(meta, r, r.seed);
+      const spelled = promptOnlyActions(meta, r, r.seed, treatments);
       probes.push({ family: 'prompt-replay', of: i, request: replay(r.seed, level, spelled) });
       if (other !== r)
         probes.push({ family: 'prompt-replay', of: -1 - i, request: replay(other.seed, level, spelled) });
