@@ -186,6 +186,17 @@ describe('the constraint notation (rt22 F3)', () => {
       expect(statedNumber(text), text).toBe(value);
     expect(statedNumber('n - 1')).toBeNaN();
   });
+
+  it('ends a number at its line (redteam-s18 C5): one constraint a line keeps each bound, none read as 0', () => {
+    const leet = 'Constraints:\n1 <= nums.length <= 10^5\n1 <= k <= 10^9\n-10^9 <= nums[i] <= 10^9';
+    const bounds = statedBounds(leet, ['nums', 'k']);
+    expect(bounds).toContainEqual(expect.objectContaining({ param: 0, of: 'length', bound: 1e5 }));
+    expect(bounds).toContainEqual(expect.objectContaining({ param: 1, bound: 1e9 }));
+    expect(bounds).toContainEqual(expect.objectContaining({ param: 0, bound: 1e9 }));
+    expect(statedNumber('10^9\n-10^9')).toBeNaN();
+    const bulleted = statedBounds('Constraints:\n- 1 <= n <= 10^5\n- 1 <= m <= 10', ['n', 'm']);
+    expect(bulleted).toContainEqual(expect.objectContaining({ param: 0, bound: 1e5 }));
+  });
 });
 
 describe('reached and unreached', () => {

@@ -17,9 +17,12 @@ export function normalizeNotation(statement: string): string {
 }
 
 /** One number: digits, thousands, a fraction, an exponent, a power. */
-export const ATOM = String.raw`\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s*(?:\^|\*\*)\s*\d+)?`;
-/** A number as an expression: atoms joined by products, sums and differences. */
-export const NUMBER = String.raw`(${ATOM}(?:\s*[*+-]\s*${ATOM})*)`;
+export const ATOM = String.raw`\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:[ \t]*(?:\^|\*\*)[ \t]*\d+)?`;
+/**
+ * A number as an expression: atoms joined by products, sums and differences, on one line (a line break ends it:
+ * "10^9\n-10^9" is two bounds, redteam-s18 C5).
+ */
+export const NUMBER = String.raw`(${ATOM}(?:[ \t]*[*+-][ \t]*${ATOM})*)`;
 const WHOLE = new RegExp(`^${NUMBER}$`);
 
 /** One atom's value: "10^5", "1,000", "2e9", "2 ** 31". */
@@ -34,7 +37,7 @@ export function statedNumber(text: string): number {
   const t = normalizeNotation(text).trim();
   if (!WHOLE.test(t)) return Number.NaN;
   // Sums of products of atoms, read left to right.
-  const step = new RegExp(String.raw`\s*([*+-]?)\s*(${ATOM})`, 'y');
+  const step = new RegExp(String.raw`[ \t]*([*+-]?)[ \t]*(${ATOM})`, 'y');
   let total = 0;
   let term = 0;
   for (let m = step.exec(t); m; m = step.exec(t)) {

@@ -96,7 +96,12 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
   const out: BoundReading = { bounds: [], untied: [], unread: 0 };
   const add = (raw: string, subject: Subject, count: boolean) => {
     const bound = statedNumber(raw);
-    if (!Number.isFinite(bound) || bound <= 0) return;
+    if (!Number.isFinite(bound)) return;
+    // A bound of zero or less is no size a test must reach: an unread promise, counted (redteam-s18 C5).
+    if (bound <= 0) {
+      out.unread++;
+      return;
+    }
     if (subject.tie === 'param' || subject.tie === 'any') {
       const b: StatedBound = { of: count ? 'length' : subject.of, bound };
       if (subject.tie === 'param') b.param = subject.param;
