@@ -194,6 +194,18 @@ describe('the constraint notation (rt22 F3)', () => {
     expect(bounds).toContainEqual(expect.objectContaining({ param: 1, bound: 1e9 }));
     expect(bounds).toContainEqual(expect.objectContaining({ param: 0, bound: 1e9 }));
     expect(statedNumber('10^9\n-10^9')).toBeNaN();
+    // A chain's subject may be a list (redteam-s18 C4): each listed parameter gets the bound.
+    for (const [text, names] of [
+      ['1 <= a[i], b[i] <= 10^9', ['a', 'b']],
+      ['1 ≤ x, y ≤ 10⁹', ['x', 'y']],
+      ['0 < a_i, b_i and c_i <= 10^9', ['a', 'b', 'c']],
+    ] as const) {
+      const read = statedBounds(text, names);
+      for (const [param] of names.entries())
+        expect(read, text).toContainEqual(expect.objectContaining({ param, bound: 1e9 }));
+    }
+    // Not a chain: a list before a bound without a lower bound ties the last subject only.
+    expect(statedBounds('Given nums, k <= 100', ['nums', 'k'])).toEqual([expect.objectContaining({ param: 1 })]);
     const bulleted = statedBounds('Constraints:\n- 1 <= n <= 10^5\n- 1 <= m <= 10', ['n', 'm']);
     expect(bulleted).toContainEqual(expect.objectContaining({ param: 0, bound: 1e5 }));
   });

@@ -80,6 +80,24 @@ function atomSubject(
   return atom.of !== undefined && (s.tie === 'param' || s.tie === 'any') ? { ...s, of: atom.of } : s;
 }
 
+/**
+ * The atoms listed before a chain's last subject ("1 <= a[i], b[i] <= 10^9", "0 < x, y and z <= 9": redteam-s18 C4),
+ * each a parameter expression joined by a comma or "and", the list opened by the chain's lower bound.
+ */
+function listedAtoms(before: string, params: readonly string[]): RegExpExecArray[] {
+  const out: RegExpExecArray[] = [];
+  let rest = before;
+  for (let k = 0; k < 6; k++) {
+    const sep = /(?:,|\band)\s*$/.exec(rest);
+    const atom = sep && ATOM_END.exec(rest.slice(0, sep.index));
+    if (!atom || nameParam(atomOf(atom).name, params) === undefined) return [];
+    out.push(atom);
+    rest = rest.slice(0, atom.index);
+    if (/<=?\s*$/.test(rest)) return out;
+  }
+  return [];
+}
+
 /** What an atom's syntax says it bounds: a length (".length", "len()"), a value (indexed), either (|x|). */
 function atomOf(m: RegExpExecArray): { name: string; of?: 'value' | 'length' | 'size' } {
   if (m[2] !== undefined) return { name: m[2], of: m[1] === 'abs' ? 'value' : 'length' };
@@ -132,6 +150,8 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
       const atom = ATOM_END.exec(before);
       if (n === null || atom === null) continue;
       add(n.raw, atomSubject(text, from + atom.index, atomOf(atom), params), false);
+      for (const other of listedAtoms(before.slice(0, atom.index), params))
+        add(n.raw, atomSubject(text, from + other.index, atomOf(other), params), false);
     } else if (m[0].startsWith('>') && leftNumber !== undefined && !/^\s*\d/.test(after)) {
       const atom = ATOM_START.exec(after);
       if (atom === null) continue;
