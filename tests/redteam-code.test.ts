@@ -15,7 +15,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 // s17/ and s18s/; tests/redteam.test.ts judges their single-turn ones).
 const MANIFEST = [
   ...readRedteam(['redteam-code']),
-  ...readRedteam(['redteam-st19', 'redteam-st20', 'redteam-st21', 'redteam-s17', 'redteam-s18s']).filter(
+  ...readRedteam(['redteam-st19', 'redteam-st20', 'redteam-st21', 'redteam-s17', 'redteam-s18s', 'redteam-s18']).filter(
     (e) => e.kind === 'code',
   ),
 ];

@@ -30,7 +30,7 @@ const MANIFEST = readRedteam([
   // rt23e (session 18): the episodic rule readers and canonical calls session 17 added.
   'redteam-s18e',
   // rt22 (session 17) attacked every kind: its episodic entries (the others: redteam.test.ts, redteam-code.test.ts).
-]).concat(readRedteam(['redteam-s17']).filter((e) => e.kind === 'episodic'));
+]).concat(readRedteam(['redteam-s17', 'redteam-s18']).filter((e) => e.kind === 'episodic'));
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 240_000 };
