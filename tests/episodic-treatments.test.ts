@@ -3,7 +3,7 @@
 // prompt names carries no decision the observations taught the reference.
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
-import { entityOf, pairedInPrompt, redrawTreatments, treatmentsOf } from '../validators/episodic/treatments.js';
+import { describedInPrompt, entityOf, redrawTreatments, treatmentsOf } from '../validators/episodic/treatments.js';
 
 const id = { type: 'object', properties: { ticket_id: { type: 'string' } } };
 const meta = {
@@ -57,13 +57,13 @@ describe('treatments', () => {
     expect(redrawTreatments(meta, alike, treatmentsOf(meta, [alike]), () => 0)).toEqual(alike);
   });
 
-  it('keeps the treatment the prompt pairs with its entity, redraws the others', () => {
-    const prompt = 'Queue: T-1 (escalate it), T-2.\n- close a solved ticket\n- escalate an urgent one';
-    expect(pairedInPrompt(prompt, 'T-1', ['read', 'escalate'])).toBe(true);
-    expect(pairedInPrompt(prompt, 'T-2', ['read', 'escalate'])).toBe(false);
-    expect(pairedInPrompt('T-10: close', 'T-1', ['close'])).toBe(false);
-    expect(pairedInPrompt('ticket T-7 -> close ticket', 'T-7', ['close_ticket'])).toBe(true);
-    const drawn = redrawTreatments(meta, log, treatmentsOf(meta, [log]), () => 0, 'T-2: escalate');
+  it('keeps the treatment of an entity the prompt says something of, redraws one it only lists', () => {
+    const prompt = 'Queue: T-1 (urgent), T-2 and T-3.\n- close a solved ticket\n- escalate an urgent one';
+    expect(describedInPrompt(prompt, 'T-1')).toBe(true);
+    expect(describedInPrompt(prompt, 'T-2')).toBe(false);
+    expect(describedInPrompt('Matches: C-1 -> F-9, C-2 -> no match', 'F-9')).toBe(true);
+    expect(describedInPrompt('T-10: close', 'T-1')).toBe(false);
+    const drawn = redrawTreatments(meta, log, treatmentsOf(meta, [log]), () => 0, 'Tickets: T-1, T-2 (on fire).');
     expect(drawn).toEqual([
       call('list'),
       call('read', 'T-1'),

@@ -1,8 +1,8 @@
 // What a prompt replay may not carry (redteam-s18e E7): which tools each entity gets, where the references treat
 // entities differently, is a decision the observations taught the reference, not a value the prompt spells out. The
 // replay draws each entity's treatment (the tools its calls use, in order) among the references' treatments, as it
-// draws an enum argument, so only what the prompt determines is replayed as the reference played it. A treatment the
-// prompt pairs with its entity (a part of the prompt naming the entity and one of its tools) is the prompt's, and kept.
+// draws an enum argument, so only what the prompt determines is replayed as the reference played it. An entity the
+// prompt says anything of beyond its name (a status, a match, a tool) keeps its treatment: the prompt may determine it.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 
 interface Call {
@@ -56,16 +56,17 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const word = (text: string) => new RegExp(`(?<![\\w-])${escaped(text)}(?![\\w-])`, 'i');
 
 /**
- * Whether a part of `prompt` (a line, a clause between commas, semicolons or sentence ends) names `entity` and one of
- * `tools` (its name, or its words with the underscores read as spaces): the prompt says what to do with the entity.
+ * Whether a part of `prompt` (a line, a clause between commas, colons, semicolons or sentence ends) says something of
+ * `entity` beyond naming it: a word, a number or another value next to it ("T-7484 (urgent)", "C-12 -> F7234",
+ * "T-7484: escalate"). The prompt may then determine its treatment, which is kept; an entity only listed bare
+ * ("Tickets: T-7484, T-9408 and T-1234") is told nothing (redteam-s18e E7; the prompt's facts, rt24 E1).
  */
-export function pairedInPrompt(prompt: string, entity: string, tools: readonly string[]): boolean {
-  const names = tools.flatMap((t) => [t, t.replace(/_/g, ' ')]).map(word);
+export function describedInPrompt(prompt: string, entity: string): boolean {
   const id = word(entity);
   return prompt
     .slice(0, 20_000)
-    .split(/\n|[,;]|\.\s/)
-    .some((part) => id.test(part) && names.some((n) => n.test(part)));
+    .split(/\n|[,;:]|\.\s|\b(?:and|or)\b/i)
+    .some((part) => id.test(part) && /[\p{L}\p{N}]/u.test(part.replace(new RegExp(id.source, 'gi'), ' ')));
 }
 
 /** `value` replaced by `by` wherever an argument of `call` is exactly it. */
@@ -76,7 +77,7 @@ const moved = (call: Call, value: string, by: string): Call => ({
 
 /**
  * `actions` with each entity's calls replaced by a treatment `draw` picks among `treatments` (none changed where
- * fewer than two exist, nor an entity whose own treatment the prompt pairs with it). A drawn tool the entity's own
+ * fewer than two exist, nor an entity the prompt says something of). A drawn tool the entity's own
  * calls do not use takes the arguments of another entity's call of that tool in `actions`, the entity put in; a tool
  * no call of `actions` uses is left out. The calls keep their
  * places: the k-th call on an entity becomes the k-th call of its new treatment, any further ones follow its last.
@@ -94,7 +95,8 @@ export function redrawTreatments(
   const next = new Map<string, Call[]>();
   for (const [entity, own] of entities) {
     const ownTools = own.map((c) => c.tool);
-    const drawn = pairedInPrompt(prompt, entity, ownTools) ? ownTools : (treatments[draw(treatments.length)] ?? []);
+    const told = describedInPrompt(prompt, entity);
+    const drawn = told ? ownTools : (treatments[draw(treatments.length)] ?? []);
     const unused = [...own];
     const calls: Call[] = [];
     for (const tool of drawn) {
