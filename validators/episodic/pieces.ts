@@ -2,6 +2,7 @@
 // Moreau", "Locker 47", "Mon 09:00") is itself the evidence that the world's entities hold spaces or signs; the texts
 // that show it are cut where they cut around it (a list's commas, a table's cells, a line each), and each piece of
 // its form is a candidate entity, not the tokens a token grammar makes of it.
+import { escape } from './adversaries-values.js';
 import { tokensOf } from './probes.js';
 
 /** Whether a value is no single token of tokensOf's grammar. */
@@ -28,12 +29,11 @@ export const formOf = (v: string): string =>
     )
     .join('');
 
-const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const inClass = (s: string) => s.replace(/[\]\\^-]/g, '\\$&');
 /** The signs (no letter, digit or space) of the runs just before and after each place `text` holds `v` whole. */
 function separatorsAround(text: string, v: string): string[] {
   const out: string[] = [];
-  const at = new RegExp(`(?<![\\p{L}\\p{N}])${escaped(v)}(?![\\p{L}\\p{N}])`, 'giu');
+  const at = new RegExp(`(?<![\\p{L}\\p{N}])${escape(v)}(?![\\p{L}\\p{N}])`, 'giu');
   for (const m of text.matchAll(at)) {
     const before = /[^\p{L}\p{N}]*$/u.exec(text.slice(Math.max(0, m.index - 8), m.index))?.[0] ?? '';
     const after = /^[^\p{L}\p{N}]*/u.exec(text.slice(m.index + v.length, m.index + v.length + 8))?.[0] ?? '';

@@ -3,6 +3,7 @@
 // replay draws each entity's treatment (the tools its calls use, in order) among the references' treatments, as it
 // draws an enum argument, so only what the prompt determines is replayed as the reference played it. An entity the
 // prompt says anything of beyond its name (a status, a match, a tool) keeps its treatment: the prompt may determine it.
+import { escape } from './adversaries-values.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
 
 interface Call {
@@ -52,8 +53,7 @@ export function treatmentsOf(meta: EpisodicMeta, logs: readonly (readonly unknow
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, tools]) => tools);
 }
 
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const word = (text: string) => new RegExp(`(?<![\\w-])${escaped(text)}(?![\\w-])`, 'i');
+const word = (text: string) => new RegExp(`(?<![\\w-])${escape(text)}(?![\\w-])`, 'i');
 
 /**
  * Whether a part of `prompt` (a line, a clause between commas, colons, semicolons or sentence ends) says something of
