@@ -41,8 +41,11 @@ export interface OffPath {
 }
 
 type Schema = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; maxLength?: number };
+/** Whether a logged item is a call (an object with a tool name), whatever else it holds. */
+export const isAction = (a: unknown): a is { tool: string; args?: Record<string, unknown> } =>
+  a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string';
 export const asAction = (a: unknown): Action | null =>
-  a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string'
+  isAction(a)
     ? {
         tool: (a as Action).tool,
         args: ((a as { args?: Record<string, unknown> }).args ?? {}) as Record<string, unknown>,

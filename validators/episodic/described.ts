@@ -1,5 +1,6 @@
 // What an episode says about an entity (redteam-trust14 Y5): the whole replies of the calls made for it, and the rows
 // of the prompt and of the other replies that name it, the text before its id as much as the text after, ids masked.
+import { escape as escaped } from './adversaries-values.js';
 
 /** One call of the reference with the reply it got. */
 export interface Said {
@@ -8,7 +9,6 @@ export interface Said {
   reply: string;
 }
 
-const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The words of `s` (letters, digits and the masks @ #), lower-cased, one space apart. */
 export const wordsOf = (s: string): string => (s.match(/[\p{L}\p{N}@#]+/gu) ?? []).join(' ').toLowerCase();
 /** Row separators, the strongest first: a line naming several entities is cut into rows at one held by every gap. */

@@ -6,6 +6,7 @@
 // are tried, withheld-choice.ts decides.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, spread, type Action } from './adversaries.js';
+import { escape } from './adversaries-values.js';
 import { nobodyFor } from './gates.js';
 import { tokensOf } from './probes.js';
 import { idValue, shapeOf } from './structure.js';
@@ -81,8 +82,7 @@ export function screenOf(
   return { nobody, tokens, calls: [call(nobody), ...tokens.map(call)] };
 }
 
-const masked = (reply: string, token: string) =>
-  reply.replace(new RegExp(token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '\u00b7').trim();
+const masked = (reply: string, token: string) => reply.replace(new RegExp(escape(token), 'gi'), '\u00b7').trim();
 
 /**
  * The screened groups without the tokens the screening asked about and the world did not answer (`answered`): a

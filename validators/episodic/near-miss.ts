@@ -4,6 +4,7 @@
 // punctuation stripped, digits or letters only, leading zeros stripped) and under pairs of them. Each reply is an
 // observation a reader fits like any other, so a world that answers a near miss with the decision is read.
 import type { Action } from './adversaries.js';
+import { escape } from './adversaries-values.js';
 import { idValue } from './structure.js';
 import { caseFlipped, lookAlike } from './variants.js';
 
@@ -253,7 +254,7 @@ function pattern(v: string): RegExp {
   const known = PATTERNS.get(v);
   if (known) return known;
   if (PATTERNS.size >= 4096) PATTERNS.clear();
-  const escaped = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escape(v);
   // Global: String.replace starts each use at 0 and leaves lastIndex at 0, so one object serves every reply.
   const made = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu');
   PATTERNS.set(v, made);

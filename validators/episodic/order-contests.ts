@@ -5,6 +5,7 @@
 // in another order that keeps the reference's decisions is no policy that ignored the order, which would decide
 // otherwise. A reply's words are no decision (a status line naming other entities moves with any call).
 import type { EpisodicMeta } from '../../contract/episodic.js';
+import { escape as escaped } from './adversaries-values.js';
 import { propsOf, type Action } from './adversaries.js';
 import { reorderedLog, type OrderRule, type Permuted } from './orders.js';
 
@@ -40,7 +41,6 @@ function redecided(meta: EpisodicMeta, rule: OrderRule, call: Action, calls: rea
 }
 
 const text = (v: unknown) => JSON.stringify(v);
-const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The words after each mention of an id of `a` and of `b` up to the next id, in every line of `texts` (other ids

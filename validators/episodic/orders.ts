@@ -6,6 +6,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { propsOf, type Action } from './adversaries.js';
+import { escape } from './adversaries-values.js';
 import { bindsOf, givenText, issuesOf } from './issued.js';
 import { mentionAt, sentencesOf } from './stated-rules.js';
 
@@ -66,7 +67,7 @@ const nounAt = (sentence: string, noun: string) =>
  * the lines of other answers and of the prompt that name it.
  */
 function readsOf(body: readonly Action[], tool: string, observations: readonly (string | undefined)[], id: string) {
-  const line = new RegExp(`(?<![A-Za-z0-9_])${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`);
+  const line = new RegExp(`(?<![A-Za-z0-9_])${escape(id)}(?![A-Za-z0-9_])`);
   const text = body.flatMap((a, i) => {
     const seen = observations[i] ?? '';
     if (a.tool === tool) return [];

@@ -6,7 +6,7 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { EpisodicOptions } from '../options.js';
 import { levelSeeds } from '../seeds.js';
-import type { Probe } from './adversaries.js';
+import { isAction, type Probe } from './adversaries.js';
 import { redrawTreatments, treatmentsOf } from './treatments.js';
 
 export type { Probe } from './adversaries.js';
@@ -17,8 +17,6 @@ const replay = (
   actions: unknown[],
   extra: Partial<RolloutRequest> = {},
 ): RolloutRequest => ({ seed, level, policy: { type: 'replay', actions }, ...extra });
-const isAction = (a: unknown): a is { tool: string; args?: Record<string, unknown> } =>
-  a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string';
 
 /**
  * Calls the host rejects, one of each kind: an undeclared tool, an undeclared argument, a __proto__ key, oversized

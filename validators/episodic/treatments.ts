@@ -4,6 +4,7 @@
 // draws an enum argument, so only what the prompt determines is replayed as the reference played it. An entity the
 // prompt says anything of beyond its name (a status, a match, a tool) keeps its treatment: the prompt may determine it.
 import { escape } from './adversaries-values.js';
+import { isAction } from './adversaries.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
 
 interface Call {
@@ -11,11 +12,7 @@ interface Call {
   args: Record<string, unknown>;
 }
 
-const isCall = (a: unknown): a is Call =>
-  a !== null &&
-  typeof a === 'object' &&
-  typeof (a as { tool?: unknown }).tool === 'string' &&
-  typeof (a as { args?: unknown }).args === 'object';
+const isCall = (a: unknown): a is Call => isAction(a) && typeof a.args === 'object';
 
 /** The entity a call is about: its first string argument that is not an enum (an id, a name), or undefined. */
 export function entityOf(meta: EpisodicMeta, call: Call): string | undefined {
