@@ -89,13 +89,13 @@ export class SandboxPool extends PoolDispatch {
   async close(): Promise<void> {
     this.closed = true;
     this.watchMemory();
-    for (const job of this.queue.splice(0).flatMap(alongWith))
-      job.reject(new SandboxError('the sandbox pool was closed'));
+    this.rejectQueued();
     await Promise.all(
       [...this.workers].map(
         (w) =>
           new Promise<void>((resolve) => {
-            if (w.exited) return resolve();
+            // A worker whose fork failed (no pid: 'error' came, and 'exit' never will) has nothing to wait for.
+            if (w.exited || w.child.pid === undefined) return resolve();
             w.setActive(true); // an unref'd child would let the process end before its exit arrives
             w.child.once('exit', () => resolve());
             // Idle workers leave when their channel closes; busy or stuck ones are killed after a grace period.
@@ -156,7 +156,14 @@ export class SandboxPool extends PoolDispatch {
     this.endedJobs(); // jobs settled here (spent budgets) end too
   }
 
+  /** Rejects every queued job: the pool is closed (a job re-queued after close, by a retry, starts no worker). */
+  private rejectQueued(): void {
+    for (const job of this.queue.splice(0).flatMap(alongWith))
+      job.reject(new SandboxError('the sandbox pool was closed'));
+  }
+
   private handOut(): void {
+    if (this.closed) return this.rejectQueued();
     while (this.queue.length > 0) {
       let worker = [...this.workers].find((w) => w.job === null && !w.exited);
       if (!worker) {
