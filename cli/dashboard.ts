@@ -1,5 +1,6 @@
 // `envforge dashboard`: the library as a local web page (dashboard/server.ts): the library table, each
 // environment, the batches and the trainer's frontier. Prints its URL, serves until SIGINT or SIGTERM.
+import { line } from './io.js';
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
@@ -61,7 +62,7 @@ async function dashboard(flags: DashboardFlags, io: Io): Promise<void> {
     allowHosts: flags.allowHost,
     ...(flags.feedback ? { feedback: flags.feedback } : {}),
   });
-  io.out(`envforge dashboard: ${running.url} (library ${location})`);
+  io.out(line`envforge dashboard: ${running.url} (library ${location})`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

@@ -5,7 +5,7 @@ import type { EpisodicMeta } from '../contract/episodic.js';
 import { toolUsageLines } from '../kinds/tool-text.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
-import { CliFailure, type Io } from './io.js';
+import { block, CliFailure, type Io, line } from './io.js';
 
 async function one(pool: SandboxPool, source: string, meta: EpisodicMeta, request: RolloutRequest): Promise<Rollout> {
   const [r] = (await runRollouts(pool, source, meta, [request])).rollouts;
@@ -45,7 +45,7 @@ export async function sampleEpisodic(
             error: { code: r.code, fn: r.fn, message: r.message },
           }),
         );
-      else io.err(`seed ${r.seed} level ${r.level}: ${r.code} in ${r.fn}: ${r.message}`);
+      else io.err(line`seed ${r.seed} level ${r.level}: ${r.code} in ${r.fn}: ${r.message}`);
       continue;
     }
     const turns = r.actions.map((action, i) => ({ turn: i + 1, action, observation: r.observations?.[i] ?? '' }));
@@ -66,14 +66,17 @@ export async function sampleEpisodic(
       );
       continue;
     }
-    io.out(`── ${meta.name}  seed=${r.seed}  level=${r.level}  (episodic, at most ${meta.maxTurns} turns) ──`);
+    io.out(line`── ${meta.name}  seed=${r.seed}  level=${r.level}  (episodic, at most ${meta.maxTurns} turns) ──`);
     io.out(r.prompt ?? '');
-    io.out(`\n[tools]\n${toolUsageLines(meta.tools)}`);
+    io.out('\n[tools]');
+    io.out(toolUsageLines(meta.tools));
     if (o.reveal) {
       io.out('\n[reference rollout]');
-      for (const t of turns)
-        io.out(`${t.turn}. ${actionText(t.action)}\n   → ${t.observation.replace(/\n/g, '\n     ')}`);
-      io.out(`[end] ${r.end} after ${r.turns} turns, score ${r.score}${r.feedback ? ` (${r.feedback})` : ''}`);
+      for (const t of turns) {
+        io.out(line`${t.turn}. ${actionText(t.action)}`);
+        io.out(`   → ${block(t.observation, '     ').trimStart()}`);
+      }
+      io.out(line`[end] ${r.end} after ${r.turns} turns, score ${r.score}${r.feedback ? ` (${r.feedback})` : ''}`);
     }
     io.out('');
   }

@@ -1,4 +1,5 @@
 // `envforge export`: the flags, the progress line and the summary; export/run.ts does the work.
+import { line } from './io.js';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -135,7 +136,7 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
       library,
       pool,
       plan,
-      status ? (p) => status(`exporting ${p.done}/${p.total} rows (${p.env})`) : undefined,
+      status ? (p) => status(line`exporting ${p.done}/${p.total} rows (${p.env})`) : undefined,
     );
     status?.('');
     report(summary, out, options.json, io);
@@ -170,22 +171,22 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
     );
   } else {
     io.out(
-      `wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed ` +
-        `${summary.seed}) to ${out}`,
+      line`wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed ` +
+        line`${summary.seed}) to ${out}`,
     );
     for (const [split, n] of Object.entries(summary.rows))
-      io.out(`  ${split.padEnd(12)} ${String(n).padStart(9)} rows`);
-    io.out(`  files: ${files.map((f) => f.name).join(', ')}`);
-    if (redrawn || failed) io.out(`  ${redrawn} repeated prompts and ${failed} failed generations were redrawn`);
+      io.out(line`  ${split.padEnd(12)} ${String(n).padStart(9)} rows`);
+    io.out(line`  files: ${files.map((f) => f.name).join(', ')}`);
+    if (redrawn || failed) io.out(line`  ${redrawn} repeated prompts and ${failed} failed generations were redrawn`);
   }
-  for (const q of summary.quarantined ?? []) io.err(`warning: ${q.name}@${q.version} left out: ${q.reason}`);
-  for (const u of summary.unsupported ?? []) io.err(`warning: ${u.name}@${u.version} left out: ${u.reason}`);
+  for (const q of summary.quarantined ?? []) io.err(line`warning: ${q.name}@${q.version} left out: ${q.reason}`);
+  for (const u of summary.unsupported ?? []) io.err(line`warning: ${u.name}@${u.version} left out: ${u.reason}`);
   for (const e of summary.envs)
     if (e.dropped)
       io.err(
-        `warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} ` +
-          `attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`,
+        line`warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} ` +
+          line`attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`,
       );
   for (const [split, n] of Object.entries(summary.rows))
-    if (n === 0) io.err(`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);
+    if (n === 0) io.err(line`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);
 }

@@ -1,6 +1,7 @@
 // `envforge library add FILE...`: the way in for hand-written environments. Each file is validated
 // against the library (and the files added before it), then admitted with lineage author `hand` and a
 // summary of its validation; a rejected file is kept as a rejection, like a batch's, and exits 1.
+import { line } from './io.js';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Lineage } from '../library/contract.js';
@@ -92,6 +93,6 @@ async function add(files: string[], options: AddOptions, io: Io): Promise<void> 
   } finally {
     await lib.close();
   }
-  if (!options.json && files.length > 1) io.out(`${files.length - rejected} admitted, ${rejected} rejected`);
+  if (!options.json && files.length > 1) io.out(line`${files.length - rejected} admitted, ${rejected} rejected`);
   if (rejected > 0) io.exitCode = 1;
 }

@@ -1,5 +1,6 @@
 // `envforge library rejections [--batch ID] [--code CODE]`: the kept reports of rejected candidates,
 // newest first, each with its first problem; --json gives one line per rejection with every problem.
+import { line } from './io.js';
 import type { Command } from 'commander';
 import { isProblemCode } from '../contract/codes.js';
 import { UsageError } from '../contract/errors.js';
@@ -81,14 +82,14 @@ async function list(options: RejectionsOptions, io: Io): Promise<void> {
       const first = r.firstProblem
         ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${guestLine(r.firstProblem.message)}`
         : '(no problem recorded)';
-      io.out(`${r.createdAt}  ${r.lineage.batchId ?? r.lineage.author}  ${candidateOf(r)}`);
+      io.out(line`${r.createdAt}  ${r.lineage.batchId ?? r.lineage.author}  ${candidateOf(r)}`);
       const also = r.codes.length > 1 ? `  (also ${r.codes.filter((c) => c !== r.firstProblem?.code).join(', ')})` : '';
-      io.out(`  ${first}${also}`);
+      io.out(line`  ${first}${also}`);
     }
     if (!options.json)
       io.out(
-        `${found.length} rejection${found.length === 1 ? '' : 's'}` +
-          `${found.length === options.limit ? ` (the newest ${options.limit}; --limit shows more)` : ''}`,
+        line`${found.length} rejection${found.length === 1 ? '' : 's'}` +
+          line`${found.length === options.limit ? ` (the newest ${options.limit}; --limit shows more)` : ''}`,
       );
   } finally {
     await lib.close();

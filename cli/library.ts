@@ -1,5 +1,6 @@
 // `envforge library init|add|list|show|rejections|retire|revalidate|stats|check`: the library's own
 // commands, each with --json and --library DIR (add and rejections live in their own files).
+import { line } from './io.js';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import type { EnvRecord, Library } from '../library/contract.js';
@@ -94,14 +95,14 @@ export function registerLibrary(program: Command, io: Io): void {
           (o) => {
             if (!options.json)
               io.out(
-                `${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ` +
-                  `${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`,
+                line`${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ` +
+                  line`${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`,
               );
           },
           options.kind ? [options.kind] : SEED_KINDS,
         );
         if (options.json) io.out(JSON.stringify({ library: dir, created, seeds: outcomes }));
-        else io.out(`${created ? 'created' : 'updated'} the library at ${dir}`);
+        else io.out(line`${created ? 'created' : 'updated'} the library at ${dir}`);
         if (outcomes.some((o) => o.status === 'rejected')) io.exitCode = 1;
       } finally {
         await pool.close();
@@ -132,7 +133,7 @@ export function registerLibrary(program: Command, io: Io): void {
           if (options.json) for (const env of envs) io.out(JSON.stringify(brief(env)));
           else {
             for (const env of envs) io.out(summary(env));
-            io.out(`${envs.length} environment${envs.length === 1 ? '' : 's'}`);
+            io.out(line`${envs.length} environment${envs.length === 1 ? '' : 's'}`);
           }
         });
       },
@@ -151,14 +152,14 @@ export function registerLibrary(program: Command, io: Io): void {
         if (options.source) return io.out(await lib.source(env));
         if (options.json) return io.out(JSON.stringify(env));
         io.out(summary(env));
-        io.out(`  ${env.meta.title}: ${env.meta.description}`);
-        io.out(`  hash ${env.hash}  validator ${env.validatorVersion}  admitted ${env.createdAt}`);
-        io.out(`  lineage ${JSON.stringify(env.lineage)}`);
+        io.out(line`  ${env.meta.title}: ${env.meta.description}`);
+        io.out(line`  hash ${env.hash}  validator ${env.validatorVersion}  admitted ${env.createdAt}`);
+        io.out(line`  lineage ${JSON.stringify(env.lineage)}`);
         io.out('  level  prompt  instance  distinct answers');
         for (const l of env.curve)
           io.out(
-            `  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ` +
-              `${l.instanceChars.toFixed(0).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}`,
+            line`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ` +
+              line`${l.instanceChars.toFixed(0).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}`,
           );
       });
     });
@@ -181,8 +182,8 @@ export function registerLibrary(program: Command, io: Io): void {
         else
           io.out(
             changed.length
-              ? changed.map((e) => `retired ${e.name}@${e.version}`).join('\n')
-              : `nothing to retire: ${ref} is not active`,
+              ? changed.map((e) => line`retired ${e.name}@${e.version}`).join('\n')
+              : line`nothing to retire: ${ref} is not active`,
           );
       });
     });
@@ -209,12 +210,12 @@ export function registerLibrary(program: Command, io: Io): void {
           if (options.json) io.out(JSON.stringify(o));
           else
             io.out(
-              `${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}` +
-                `${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}` +
-                `${o.incidents ? `  (${o.incidents} incidents replayed, resolved)` : ''}  ${o.ms} ms`,
+              line`${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}` +
+                line`${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}` +
+                line`${o.incidents ? `  (${o.incidents} incidents replayed, resolved)` : ''}  ${o.ms} ms`,
             );
         });
-        if (!options.json) io.out(`${outcomes.filter((o) => o.retired).length} of ${outcomes.length} retired`);
+        if (!options.json) io.out(line`${outcomes.filter((o) => o.retired).length} of ${outcomes.length} retired`);
       } finally {
         await pool.close();
       }
@@ -230,33 +231,33 @@ export function registerLibrary(program: Command, io: Io): void {
       const stats = await lib.stats();
       if (options.json) return io.out(JSON.stringify(stats));
       io.out(
-        `${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} ` +
+        line`${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} ` +
           `rejections kept (kinds, authors and skills count active environments)`,
       );
       io.out(
-        `versions by status: ${
+        line`versions by status: ${
           Object.entries(stats.byStatus)
             .map(([k, v]) => `${k} ${v}`)
             .join(', ') || '-'
         }`,
       );
       io.out(
-        `kinds: ${
+        line`kinds: ${
           Object.entries(stats.byKind ?? {})
             .map(([k, v]) => `${k} ${v}`)
             .join(', ') || '-'
         }`,
       );
       io.out(
-        `authors: ${
+        line`authors: ${
           Object.entries(stats.byAuthor)
             .map(([k, v]) => `${k} ${v}`)
             .join(', ') || '-'
         }`,
       );
-      io.out(`levels: ${stats.levels ? `${stats.levels.min}-${stats.levels.max}` : '-'}`);
+      io.out(line`levels: ${stats.levels ? `${stats.levels.min}-${stats.levels.max}` : '-'}`);
       io.out(
-        `skills: ${
+        line`skills: ${
           Object.entries(stats.bySkill)
             .sort((a, b) => b[1] - a[1])
             .map(([k, v]) => `${k} ${v}`)
@@ -278,11 +279,11 @@ export function registerLibrary(program: Command, io: Io): void {
         else {
           io.out(
             report.ok
-              ? `ok: ${report.checkedFiles} module files match their hashes`
-              : `damaged:\n  ${report.problems.join('\n  ')}`,
+              ? line`ok: ${report.checkedFiles} module files match their hashes`
+              : ['damaged:', ...report.problems.map((p) => line`  ${p}`)].join('\n'),
           );
           if (report.orphanFiles.length)
-            io.out(`${report.orphanFiles.length} orphan files${options.gc ? ' removed' : ' (remove with --gc)'}`);
+            io.out(line`${report.orphanFiles.length} orphan files${options.gc ? ' removed' : ' (remove with --gc)'}`);
         }
         if (!report.ok) io.exitCode = 1;
       });

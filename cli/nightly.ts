@@ -1,6 +1,7 @@
 // `envforge nightly`: the night's work in one command (nightly/night.ts): revalidate, retire the saturated,
 // the batch aimed at the weak skills within the budget, a dated dataset snapshot, one report. Settings come
 // from --config FILE (nightly/config.ts); run it again after a kill and it finishes the same night.
+import { line } from './io.js';
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AUTHORS } from '../agents/authors.js';
@@ -110,16 +111,16 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
     );
     progress.done();
     io.out(flags.json ? JSON.stringify(report) : nightMarkdown(report));
-    io.err(`report: ${nightlyDir(library)}/${night}.md`);
+    io.err(line`report: ${nightlyDir(library)}/${night}.md`);
   } catch (error) {
     progress.done();
     if (error instanceof NightFailed) {
       io.out(flags.json ? JSON.stringify(error.report) : nightMarkdown(error.report));
-      io.err(`report: ${nightlyDir(library)}/${night}.md`);
+      io.err(line`report: ${nightlyDir(library)}/${night}.md`);
       throw error.cause;
     }
     if (!(error instanceof NightInterrupted)) throw error;
-    io.err(`envforge nightly: interrupted (${interrupt.received() ?? 'cancelled'}): ${error.message}`);
+    io.err(line`envforge nightly: interrupted (${interrupt.received() ?? 'cancelled'}): ${error.message}`);
     io.exitCode = interrupt.exitCode();
   } finally {
     interrupt.dispose();

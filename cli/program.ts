@@ -2,7 +2,7 @@
 // message and an exit code (0 ok, 1 rejected or failed, 2 usage), never a bare stack trace.
 import { Command, CommanderError } from 'commander';
 import { EnvforgeError, UsageError } from '../contract/errors.js';
-import { CliFailure, processIo, type Io } from './io.js';
+import { block, CliFailure, processIo, type Io } from './io.js';
 import { VERSION } from '../contract/version.js';
 
 type Register = (program: Command, io: Io) => void;
@@ -66,18 +66,23 @@ export async function runCli(argv: string[], io: Io = processIo()): Promise<numb
       return 2; // commander already printed the message
     }
     if (error instanceof CliFailure) {
-      io.err(`envforge: ${error.message}`);
+      failure(io, 'envforge: ', error.message);
       return error.exitCode;
     }
     if (error instanceof UsageError) {
-      io.err(`envforge: ${error.message}`);
+      failure(io, 'envforge: ', error.message);
       return 2;
     }
     if (error instanceof EnvforgeError) {
-      io.err(`envforge: ${error.code}: ${error.message}`);
+      failure(io, `envforge: ${error.code}: `, error.message);
       return 1;
     }
-    io.err(`envforge: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    failure(io, 'envforge: internal error: ', error instanceof Error ? (error.stack ?? error.message) : String(error));
     return 1;
   }
+}
+
+/** A failure's message after its label: its first line on the label's line, the rest as a block under it. */
+function failure(io: Io, label: string, message: string): void {
+  io.err(label + block(message).trimStart());
 }

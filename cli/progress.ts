@@ -5,7 +5,7 @@
 import { createLogUpdate } from 'log-update';
 import type { BatchEvent } from '../pipeline/batch.js';
 import type { FrontierReport } from '../pipeline/steering.js';
-import { terminalSafe, type Io } from './io.js';
+import { line, terminalSafe, type Io } from './io.js';
 
 export interface Progress {
   event(event: BatchEvent): void;
@@ -76,7 +76,7 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
   const draw = () => render?.(terminalSafe(status()));
   const timer = render ? setInterval(draw, 1000) : null;
   timer?.unref();
-  const line = (text: string) => {
+  const stay = (text: string) => {
     if (render) {
       render.clear();
       terminal?.write(`${terminalSafe(text)}\n`);
@@ -86,9 +86,10 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
   return {
     event(event) {
       // The frontier is said in words in every mode (also before its JSON event).
-      if (event.type === 'frontier') for (const text of frontierLines(event.frontier)) line(text);
+      if (event.type === 'frontier') for (const text of frontierLines(event.frontier)) stay(text);
       if (options.json) return io.err(JSON.stringify({ at: new Date(now()).toISOString(), ...event }));
-      if (event.type === 'specs') for (const warning of event.warnings ?? []) line(`warning: architect: ${warning}`);
+      if (event.type === 'specs')
+        for (const warning of event.warnings ?? []) stay(line`warning: architect: ${warning}`);
       if (event.type === 'candidate' && event.step === 'written') counts.written++;
       if (event.type === 'candidate' && event.step === 'validated') {
         counts.validated++;
@@ -98,7 +99,8 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
       if (event.type === 'admitted') {
         counts.admitted++;
         if (event.weak) weak = `, weak skills ${event.weak.admitted}/${event.weak.wanted}`;
-        if (!render) io.err(`admitted ${shown(event.name)}@${event.version} (${counts.admitted}/${options.target})`);
+        if (!render)
+          io.err(line`admitted ${shown(event.name)}@${event.version} (${counts.admitted}/${options.target})`);
       }
       if (event.type === 'stopped') stopped = event.reason;
       draw();
@@ -108,14 +110,14 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
         if (waited < nextWaitLine) return;
         nextWaitLine = waited + 60_000;
         return void io.err(
-          `waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has ` +
-            `taken it; start one with: envforge worker --database ${where}`,
+          line`waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has ` +
+            line`taken it; start one with: envforge worker --database ${where}`,
         );
       }
       waitedMs = waited;
       draw();
     },
-    line,
+    line: stay,
     done() {
       if (timer) clearInterval(timer);
       if (render) {

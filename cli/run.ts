@@ -3,6 +3,7 @@
 // resumed batch keeps the seed stored with its options). Seeds a missing library, reads trainer
 // feedback, runs or resumes the batch with budgets, shows progress, and stores the report (JSON and
 // Markdown) with the batch. Exit 0 unless the run itself failed; rejected candidates are data.
+import { line } from './io.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -219,7 +220,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const feedback = record ? storedFeedback(record) : await trainerFeedback(library, options.feedback);
     if (feedback.source === 'scores')
       io.err(
-        `feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`,
+        line`feedback: no --feedback file; using the pass rates the reward service recorded ` +
+          line`(${feedback.scores} scores)`,
       );
     const interrupt = onInterrupt();
     const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
@@ -282,22 +284,22 @@ async function run(options: RunOptions, io: Io): Promise<void> {
       if (options.json) io.out(JSON.stringify(report));
       else {
         io.out(reportMarkdown(report));
-        if (out) io.out(`report: ${join(out, `${batchId}.md`)}`);
+        if (out) io.out(line`report: ${join(out, `${batchId}.md`)}`);
       }
       if (report.stopReason === 'no-worker') {
         io.err(
-          `envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the ` +
+          line`envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the ` +
             `batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run ` +
-            `--resume ${batchId} --database URL`,
+            line`--resume ${batchId} --database URL`,
         );
         io.exitCode = 1;
       }
       if (report.stopReason === 'cancelled') {
         io.err(
-          `envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue ` +
-            `it with the same LLM settings and: envforge run --resume ${batchId}` +
-            `${options.library ? ` --library ${options.library}` : ''}` +
-            `${options.database ? ` --database ${library.dir}` : ''}`,
+          line`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue ` +
+            line`it with the same LLM settings and: envforge run --resume ${batchId}` +
+            line`${options.library ? ` --library ${options.library}` : ''}` +
+            line`${options.database ? ` --database ${library.dir}` : ''}`,
         );
         io.exitCode = interrupt.exitCode();
       }

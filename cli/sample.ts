@@ -8,7 +8,7 @@ import { sampleEpisodic } from './episodic.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 import { blame, resolveEnv } from './resolve.js';
-import { CliFailure, type Io } from './io.js';
+import { block, CliFailure, type Io, line } from './io.js';
 
 interface SampleOptions {
   level?: number;
@@ -89,7 +89,7 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
               error: { code: e.code, fn: e.fn, message: e.message },
             }),
           );
-        else io.err(`seed ${e.seed} level ${e.level}: ${e.code} in ${e.fn}: ${blame(e.message, env.label)}`);
+        else io.err(line`seed ${e.seed} level ${e.level}: ${e.code} in ${e.fn}: ${blame(e.message, env.label)}`);
         continue;
       }
       const { prompt, ...hidden } = e.instance;
@@ -106,12 +106,13 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
         );
         continue;
       }
-      io.out(`── ${name}  seed=${e.seed}  level=${e.level} ──`);
+      io.out(line`── ${name}  seed=${e.seed}  level=${e.level} ──`);
       io.out(prompt);
       if (options.reveal) {
-        io.out(`\n[hidden] ${JSON.stringify(hidden)}`);
-        io.out(`[reference] ${e.reference}`);
-        io.out(`[reference score] ${score ?? `${(e.referenceVerdict as { code: string }).code}`}`);
+        io.out(line`\n[hidden] ${JSON.stringify(hidden)}`);
+        io.out('[reference]');
+        io.out(block(e.reference));
+        io.out(line`[reference score] ${score ?? `${(e.referenceVerdict as { code: string }).code}`}`);
       }
       io.out('');
     }

@@ -1,6 +1,7 @@
 // `envforge serve`: the reward service over the library (docs/reward-service.md lists the endpoints). Prints
 // one line with the URL and the endpoints, then serves until SIGINT or SIGTERM and shuts down gracefully:
 // in-flight requests finish, then the sandbox pool and the library close.
+import { line } from './io.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
@@ -224,7 +225,7 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
     allowHosts: flags.allowHost,
     log: (line) => io.err(line),
   });
-  io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
+  io.out(line`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
   io.err(
     operatorToken
       ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that ' +
@@ -236,9 +237,9 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      io.err(`envforge serve: ${signal}: finishing in-flight requests…`);
+      io.err(line`envforge serve: ${signal}: finishing in-flight requests…`);
       server.close().then(resolve, (error: unknown) => {
-        io.err(`envforge serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        io.err(line`envforge serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
         io.exitCode = 1;
         resolve();
       });

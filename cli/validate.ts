@@ -1,6 +1,7 @@
 // `envforge validate FILE...`: runs the staged validator on environment modules. With --json, one JSON
 // object per file per line (the interface in DESIGN.md); exit 0 when all are admitted, 1 when any is
 // rejected, 2 on a usage error. Validation admits nothing: `envforge library add` does (cli/library-add.ts).
+import { line } from './io.js';
 import type { Command } from 'commander';
 import { blame } from './resolve.js';
 import { UsageError } from '../contract/errors.js';
@@ -76,7 +77,7 @@ export async function validateFiles(
   try {
     const novelty = await index(pool);
     for (const candidate of candidates) {
-      if (!options.quiet && process.stderr.isTTY) io.err(`validating ${candidate.file} …`);
+      if (!options.quiet && process.stderr.isTTY) io.err(line`validating ${candidate.file} …`);
       const report = await validateCandidate(candidate.source, {
         pool,
         novelty,
@@ -107,7 +108,7 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
   );
   if (rejected > 0) io.exitCode = 1;
   if (options.json) return;
-  if (files.length > 1) io.out(`${files.length - rejected} would be admitted, ${rejected} rejected`);
+  if (files.length > 1) io.out(line`${files.length - rejected} would be admitted, ${rejected} rejected`);
   if (rejected < files.length) io.out('validate admits nothing: envforge library add FILE... validates and admits');
 }
 
@@ -146,22 +147,23 @@ export function toJsonLine(file: string, report: ValidationReport): Record<strin
 export function printReport(file: string, report: ValidationReport, io: Io, admitted: string): void {
   const mark = (ok: boolean, skipped?: string) => (skipped ? '·' : ok ? '✓' : '✗');
   io.out(
-    `${report.verdict === 'admit' ? `✓ ${admitted}` : '✗ reject'}  ${file}` +
-      `${report.name ? `  (${report.name})` : ''}  ${report.ms} ms`,
+    line`${report.verdict === 'admit' ? `✓ ${admitted}` : '✗ reject'}  ${file}` +
+      line`${report.name ? `  (${report.name})` : ''}  ${report.ms} ms`,
   );
   io.out(
-    `  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}` +
-      `${report.stages.some((s) => s.skipped) ? '   (· not run)' : ''}`,
+    line`  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}` +
+      line`${report.stages.some((s) => s.skipped) ? '   (· not run)' : ''}`,
   );
-  for (const p of report.problems.slice(0, 6)) io.out(`  ${p.code} [${p.stage}] ${guestLine(p.message)}`);
-  if (report.problems.length > 6) io.out(`  … and ${report.problems.length - 6} more problems (use --json for all)`);
+  for (const p of report.problems.slice(0, 6)) io.out(line`  ${p.code} [${p.stage}] ${guestLine(p.message)}`);
+  if (report.problems.length > 6)
+    io.out(line`  … and ${report.problems.length - 6} more problems (use --json for all)`);
   if (report.curve.length > 0) {
     io.out('  level  prompt  instance  solve ms  distinct answers  baseline common/other');
     for (const l of report.curve) {
       io.out(
-        `  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ` +
-          `${l.instanceChars.toFixed(0).padStart(8)}  ${l.solveMs.toFixed(2).padStart(8)}  ` +
-          `${String(l.distinctAnswers).padStart(16)}  ${fmt(l.baselineCommon)}/${fmt(l.baselineOther)}`,
+        line`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ` +
+          line`${l.instanceChars.toFixed(0).padStart(8)}  ${l.solveMs.toFixed(2).padStart(8)}  ` +
+          line`${String(l.distinctAnswers).padStart(16)}  ${fmt(l.baselineCommon)}/${fmt(l.baselineOther)}`,
       );
     }
   }

@@ -1,6 +1,7 @@
 // `envforge worker`: a queue worker on a PostgreSQL library: takes validation jobs of any batch, runs
 // them in its own sandbox pool, and admits or keeps rejections in the job's transaction. Also the queue
 // opening that `envforge run --workers remote` shares with it.
+import { line } from './io.js';
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import type { Library } from '../library/contract.js';
@@ -67,7 +68,7 @@ async function work(options: WorkerOptions, io: Io): Promise<void> {
   try {
     const queue = await openQueue(library, options.jobTimeout);
     try {
-      io.err(`envforge worker: taking jobs from ${library.dir} (concurrency ${options.concurrency})`);
+      io.err(line`envforge worker: taking jobs from ${library.dir} (concurrency ${options.concurrency})`);
       const summary = await runWorker({
         library,
         queue,
@@ -79,9 +80,9 @@ async function work(options: WorkerOptions, io: Io): Promise<void> {
           io.err(
             options.json
               ? JSON.stringify({ at: new Date().toISOString(), ...event })
-              : `${event.type} ${'key' in event ? event.key : ''}` +
-                  `${'admission' in event && event.admission ? ` → ${event.admission}` : ''}` +
-                  `${'message' in event ? `: ${event.message}` : ''}`,
+              : line`${event.type} ${'key' in event ? event.key : ''}` +
+                  line`${'admission' in event && event.admission ? ` → ${event.admission}` : ''}` +
+                  line`${'message' in event ? `: ${event.message}` : ''}`,
           ),
       });
       io.out(JSON.stringify(summary));
