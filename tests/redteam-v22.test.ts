@@ -1,0 +1,54 @@
+// Red team v22 (Trust V round 4, session 19): each open finding of tests/fixtures/redteam-v22/FINDINGS.md asserted
+// still there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest
+// entry to "closed" and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v22');
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
+const status = (id: string) => manifest.find((e) => e.id === id)?.status;
+
+/** A fixture script's last stdout line, parsed (each prints one JSON line). */
+const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(FIXTURES, name), ...args], { timeout }, (error, stdout, stderr) =>
+      error
+        ? reject(new Error(`${name} failed: ${stderr.slice(-2000)}`))
+        : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
+    ),
+  );
+
+it('every finding of the manifest is open or closed', () => {
+  expect(manifest.every((e) => e.status === 'open' || e.status === 'closed')).toBe(true);
+});
+
+describe("V22-1: a sample the service 'draws' at the client's environment, levels and count", () => {
+  it('V22-1: one request of 8,000 draws at the failing level quarantines the environment for everyone', async () => {
+    expect(status('V22-1')).toBe('open');
+    const r = await runScript('drawn-scan.mjs', ['rare-generate.js', 'drawn', '8000'], 240_000);
+    expect(r.victimBefore, JSON.stringify(r)).toEqual(['scored', 'scored']);
+    expect(r.failedAt).toMatchObject({ level: 3, code: 'E_THROWN' });
+    // Open: the failure is recorded as the environment's own, confirmed, and the victim's every level is refused.
+    expect(r.incidents).toEqual([{ fn: 'generate', code: 'E_THROWN', confirmed: true, client: expect.any(String) }]);
+    expect(r.victimAfter).toEqual(['E_QUARANTINED', 'E_QUARANTINED']);
+  }, 300_000);
+
+  it('V22-1 control: the same select with a seed of the client is its vote; the victim is served', async () => {
+    const r = await runScript('drawn-scan.mjs', ['rare-generate.js', 'seeded', '8000'], 240_000);
+    expect(r.itemsFailed, JSON.stringify(r)).toBeGreaterThanOrEqual(1);
+    expect(r.incidents).toEqual([
+      { fn: 'instance(client seed)', code: 'E_THROWN', confirmed: true, client: expect.any(String) },
+    ]);
+    expect(r.victimAfter).toEqual(['scored', 'scored']);
+  }, 300_000);
+
+  it('V22-1 twin: the honest twin (takes the next code) fails nowhere and is served', async () => {
+    const r = await runScript('drawn-scan.mjs', ['rare-generate-twin.js', 'drawn', '8000'], 240_000);
+    expect(r.itemsFailed, JSON.stringify(r)).toBe(0);
+    expect(r.incidents).toEqual([]);
+    expect(r.victimAfter).toEqual(['scored', 'scored']);
+  }, 300_000);
+});
