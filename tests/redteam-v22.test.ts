@@ -52,3 +52,41 @@ describe("V22-1: a sample the service 'draws' at the client's environment, level
     expect(r.victimAfter).toEqual(['scored', 'scored']);
   }, 300_000);
 });
+
+describe('V22-2: an answer nobody reads is charged to no one', () => {
+  it('V22-2: unread /v1/sample answers grow the service by about their size each, with no bound', async () => {
+    expect(status('V22-2')).toBe('open');
+    const r = await runScript('slow-reader.mjs', ['unread', '8', '8192', '0'], 400_000);
+    expect(r.statuses, JSON.stringify(r)).toEqual(Array(8).fill('200'));
+    const rss = r.rssMbAfterEach as number[];
+    // Open: each unread ~107 MB answer stays in the process (control: flat); none is evicted or refused.
+    expect((rss.at(-1) as number) - (rss[1] as number), JSON.stringify(r)).toBeGreaterThan(400);
+    expect(r.after).toMatchObject({ health: { status: 200 } });
+  }, 450_000);
+
+  it('V22-2 control: the same answers read to their end leave the service flat', async () => {
+    const r = await runScript('slow-reader.mjs', ['read', '8', '8192', '0'], 400_000);
+    const rss = r.rssMbAfterEach as number[];
+    expect((rss.at(-1) as number) - (rss[1] as number), JSON.stringify(r)).toBeLessThan(300);
+  }, 450_000);
+});
+
+describe("V22-3: the host's own addresses are other clients", () => {
+  it("V22-3: one process connecting to three of its host's addresses casts three votes and quarantines", async () => {
+    expect(status('V22-3')).toBe('open');
+    const r = await runScript('three-addresses.mjs', ['spread', '8000'], 240_000);
+    if (r.skipped) return; // a host with fewer than three addresses (no IPv6, say) cannot show it
+    expect(r.victimBefore, JSON.stringify(r)).toBe('scored');
+    expect(r.votes).toEqual(['E_THROWN', 'E_THROWN']);
+    // Open: three addresses of one host are three independent clients.
+    expect(r.clients).toBe(3);
+    expect(r.victimAfter).toBe('E_QUARANTINED');
+  }, 300_000);
+
+  it('V22-3 control: the same requests from loopback alone are one client; the victim is served', async () => {
+    const r = await runScript('three-addresses.mjs', ['loopback', '8000'], 240_000);
+    if (r.skipped) return;
+    expect(r.clients, JSON.stringify(r)).toBe(1);
+    expect(r.victimAfter).toBe('scored');
+  }, 300_000);
+});
