@@ -36,6 +36,14 @@ describe("V22-1: a sample the service 'draws' at the client's environment, level
     expect(r.victimAfter).toEqual(['E_QUARANTINED', 'E_QUARANTINED']);
   }, 300_000);
 
+  it('V22-1 variant (episodic): select {env, n} without a seed meets a reset failing 1 in 10,000', async () => {
+    const r = await runScript('drawn-episodic.mjs', ['rare-reset.js', '10'], 300_000);
+    expect(r.victimBefore, JSON.stringify(r)).toBe(200);
+    expect(r.itemsFailed).toBeGreaterThanOrEqual(1);
+    expect(r.incidents).toEqual([{ fn: 'reset', code: 'E_THROWN', confirmed: true }]);
+    expect(r.victimAfter).toBe('409 E_QUARANTINED');
+  }, 360_000);
+
   it('V22-1 control: the same select with a seed of the client is its vote; the victim is served', async () => {
     const r = await runScript('drawn-scan.mjs', ['rare-generate.js', 'seeded', '8000'], 240_000);
     expect(r.itemsFailed, JSON.stringify(r)).toBeGreaterThanOrEqual(1);
