@@ -116,3 +116,21 @@ describe("V22-4: a module's prose writes lines of the operator's terminal", () =
     expect(r.quarantineLines).toBe(0);
   }, 150_000);
 });
+
+describe("V22-5: a client's failing responses are kept whole, 100 per environment", () => {
+  it('V22-5: 8 distinct 1 MB responses to each of 2 environments keep 16 MB in the library', async () => {
+    expect(status('V22-5')).toBe('open');
+    const r = await runScript('incident-disk.mjs', ['nested-sum.js', '2', '8'], 240_000);
+    expect(r.codes, JSON.stringify(r)).toEqual({ E_THROWN: 16 });
+    // Open: every failing response is kept whole (retention bounds it per environment and client, at 100).
+    expect(r.incidentsKept).toBe(16);
+    expect(r.libraryMbAfter as number).toBeGreaterThanOrEqual(14);
+  }, 300_000);
+
+  it('V22-5 twin: the iterative walk scores the same responses and keeps nothing', async () => {
+    const r = await runScript('incident-disk.mjs', ['nested-sum-twin.js', '2', '8'], 240_000);
+    expect(r.codes, JSON.stringify(r)).toEqual({ scored: 16 });
+    expect(r.incidentsKept).toBe(0);
+    expect(r.libraryMbAfter as number).toBeLessThan(2);
+  }, 300_000);
+});
