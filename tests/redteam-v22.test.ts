@@ -1,0 +1,136 @@
+// Red team v22 (Trust V round 4, session 19): each open finding of tests/fixtures/redteam-v22/FINDINGS.md asserted
+// still there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest
+// entry to "closed" and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v22');
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
+const status = (id: string) => manifest.find((e) => e.id === id)?.status;
+
+/** A fixture script's last stdout line, parsed (each prints one JSON line). */
+const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(FIXTURES, name), ...args], { timeout }, (error, stdout, stderr) =>
+      error
+        ? reject(new Error(`${name} failed: ${stderr.slice(-2000)}`))
+        : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
+    ),
+  );
+
+it('every finding of the manifest is open or closed', () => {
+  expect(manifest.every((e) => e.status === 'open' || e.status === 'closed')).toBe(true);
+});
+
+describe("V22-1: a sample the service 'draws' at the client's environment, levels and count", () => {
+  it('V22-1: one request of 8,000 draws at the failing level quarantines the environment for everyone', async () => {
+    expect(status('V22-1')).toBe('open');
+    const r = await runScript('drawn-scan.mjs', ['rare-generate.js', 'drawn', '8000'], 240_000);
+    expect(r.victimBefore, JSON.stringify(r)).toEqual(['scored', 'scored']);
+    expect(r.failedAt).toMatchObject({ level: 3, code: 'E_THROWN' });
+    // Open: the failure is recorded as the environment's own, confirmed, and the victim's every level is refused.
+    expect(r.incidents).toEqual([{ fn: 'generate', code: 'E_THROWN', confirmed: true, client: expect.any(String) }]);
+    expect(r.victimAfter).toEqual(['E_QUARANTINED', 'E_QUARANTINED']);
+  }, 300_000);
+
+  it('V22-1 variant (episodic): select {env, n} without a seed meets a reset failing 1 in 10,000', async () => {
+    const r = await runScript('drawn-episodic.mjs', ['rare-reset.js', '10'], 300_000);
+    expect(r.victimBefore, JSON.stringify(r)).toBe(200);
+    expect(r.itemsFailed).toBeGreaterThanOrEqual(1);
+    expect(r.incidents).toEqual([{ fn: 'reset', code: 'E_THROWN', confirmed: true }]);
+    expect(r.victimAfter).toBe('409 E_QUARANTINED');
+  }, 360_000);
+
+  it('V22-1 control: the same select with a seed of the client is its vote; the victim is served', async () => {
+    const r = await runScript('drawn-scan.mjs', ['rare-generate.js', 'seeded', '8000'], 240_000);
+    expect(r.itemsFailed, JSON.stringify(r)).toBeGreaterThanOrEqual(1);
+    expect(r.incidents).toEqual([
+      { fn: 'instance(client seed)', code: 'E_THROWN', confirmed: true, client: expect.any(String) },
+    ]);
+    expect(r.victimAfter).toEqual(['scored', 'scored']);
+  }, 300_000);
+
+  it('V22-1 twin: the honest twin (takes the next code) fails nowhere and is served', async () => {
+    const r = await runScript('drawn-scan.mjs', ['rare-generate-twin.js', 'drawn', '8000'], 240_000);
+    expect(r.itemsFailed, JSON.stringify(r)).toBe(0);
+    expect(r.incidents).toEqual([]);
+    expect(r.victimAfter).toEqual(['scored', 'scored']);
+  }, 300_000);
+});
+
+describe('V22-2: an answer nobody reads is charged to no one', () => {
+  it('V22-2: unread /v1/sample answers grow the service by about their size each, with no bound', async () => {
+    expect(status('V22-2')).toBe('open');
+    const r = await runScript('slow-reader.mjs', ['unread', '8', '8192', '0'], 400_000);
+    expect(r.statuses, JSON.stringify(r)).toEqual(Array(8).fill('200'));
+    const rss = r.rssMbAfterEach as number[];
+    // Open: each unread ~107 MB answer stays in the process (control: flat); none is evicted or refused.
+    expect((rss.at(-1) as number) - (rss[1] as number), JSON.stringify(r)).toBeGreaterThan(400);
+    expect(r.after).toMatchObject({ health: { status: 200 } });
+  }, 450_000);
+
+  it('V22-2 control: the same answers read to their end leave the service flat', async () => {
+    const r = await runScript('slow-reader.mjs', ['read', '8', '8192', '0'], 400_000);
+    const rss = r.rssMbAfterEach as number[];
+    expect((rss.at(-1) as number) - (rss[1] as number), JSON.stringify(r)).toBeLessThan(300);
+  }, 450_000);
+});
+
+describe("V22-3: the host's own addresses are other clients", () => {
+  it("V22-3: one process connecting to three of its host's addresses casts three votes and quarantines", async () => {
+    expect(status('V22-3')).toBe('open');
+    const r = await runScript('three-addresses.mjs', ['spread', '8000'], 240_000);
+    if (r.skipped) return; // a host with fewer than three addresses (no IPv6, say) cannot show it
+    expect(r.victimBefore, JSON.stringify(r)).toBe('scored');
+    expect(r.votes).toEqual(['E_THROWN', 'E_THROWN']);
+    // Open: three addresses of one host are three independent clients.
+    expect(r.clients).toBe(3);
+    expect(r.victimAfter).toBe('E_QUARANTINED');
+  }, 300_000);
+
+  it('V22-3 control: the same requests from loopback alone are one client; the victim is served', async () => {
+    const r = await runScript('three-addresses.mjs', ['loopback', '8000'], 240_000);
+    if (r.skipped) return;
+    expect(r.clients, JSON.stringify(r)).toBe(1);
+    expect(r.victimAfter).toBe('scored');
+  }, 300_000);
+});
+
+describe("V22-4: a module's prose writes lines of the operator's terminal", () => {
+  it("V22-4: library show prints a description's line feeds: a fake hash line above the real one", async () => {
+    expect(status('V22-4')).toBe('open');
+    const r = await runScript('description-show.mjs', ['description-lines.js'], 120_000);
+    expect(r.admitted, JSON.stringify(r)).toBe('admitted');
+    // Open: the module's own lines stand beside the CLI's (two hash lines, a quarantine note).
+    expect(r.hashLines).toBe(2);
+    expect(r.quarantineLines).toBe(1);
+  }, 150_000);
+
+  it('V22-4 control: the same words on one line stay inside the description', async () => {
+    const r = await runScript('description-show.mjs', ['description-plain.js'], 120_000);
+    expect(r.admitted, JSON.stringify(r)).toBe('admitted');
+    expect(r.hashLines).toBe(1);
+    expect(r.quarantineLines).toBe(0);
+  }, 150_000);
+});
+
+describe("V22-5: a client's failing responses are kept whole, 100 per environment", () => {
+  it('V22-5: 8 distinct 1 MB responses to each of 2 environments keep 16 MB in the library', async () => {
+    expect(status('V22-5')).toBe('open');
+    const r = await runScript('incident-disk.mjs', ['nested-sum.js', '2', '8'], 240_000);
+    expect(r.codes, JSON.stringify(r)).toEqual({ E_THROWN: 16 });
+    // Open: every failing response is kept whole (retention bounds it per environment and client, at 100).
+    expect(r.incidentsKept).toBe(16);
+    expect(r.libraryMbAfter as number).toBeGreaterThanOrEqual(14);
+  }, 300_000);
+
+  it('V22-5 twin: the iterative walk scores the same responses and keeps nothing', async () => {
+    const r = await runScript('incident-disk.mjs', ['nested-sum-twin.js', '2', '8'], 240_000);
+    expect(r.codes, JSON.stringify(r)).toEqual({ scored: 16 });
+    expect(r.incidentsKept).toBe(0);
+    expect(r.libraryMbAfter as number).toBeLessThan(2);
+  }, 300_000);
+});
