@@ -100,13 +100,13 @@ describe("V22-3: the host's own addresses are other clients", () => {
 });
 
 describe("V22-4: a module's prose writes lines of the operator's terminal", () => {
-  it("V22-4: library show prints a description's line feeds: a fake hash line above the real one", async () => {
-    expect(status('V22-4')).toBe('open');
+  it("V22-4 (closed): a description's line feeds stay inside its line of library show: one hash line", async () => {
+    expect(status('V22-4')).toBe('closed');
     const r = await runScript('description-show.mjs', ['description-lines.js'], 120_000);
     expect(r.admitted, JSON.stringify(r)).toBe('admitted');
-    // Open: the module's own lines stand beside the CLI's (two hash lines, a quarantine note).
-    expect(r.hashLines).toBe(2);
-    expect(r.quarantineLines).toBe(1);
+    // Closed: the description's line feeds are escaped inside its own line (cli/io.ts line).
+    expect(r.hashLines).toBe(1);
+    expect(r.quarantineLines).toBe(0);
   }, 150_000);
 
   it('V22-4 control: the same words on one line stay inside the description', async () => {
