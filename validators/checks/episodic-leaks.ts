@@ -5,7 +5,7 @@
 // aside). All judged as rates against chance.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
-import { copyPlan, copyRuleOf } from '../episodic/copies.js';
+import { copyPlan, copyRuleOf, peerCopyPlan } from '../episodic/copies.js';
 import { tokensOf } from '../episodic/probes.js';
 import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselines.js';
 import { scoreOf, type EpisodicCheck } from './episodic.js';
@@ -54,14 +54,30 @@ export function observationLeaks(
 }
 
 /**
- * The copy of the reference's shown values, to play (null where its observations show none of the values it sends):
- * judged by play, whatever the value's size (redteam-s18e E8), the world's bookkeeping aside (E6).
+ * The copy of the reference's shown values, to play, and its chance (null where its observations show none of the
+ * values it sends): judged by play, whatever the value's size (redteam-s18e E8), the world's bookkeeping aside (E6),
+ * against the same place's values in a peer's episode (another seed of the level) played on the reference's: what a
+ * shown number wins by coinciding with the decision (a page count, a tally) is chance, not a leak.
  */
-export function copyOf(r: Rollout, initial: RolloutResult | undefined): Action[] | null {
+export function copyOf(
+  r: Rollout,
+  initial: RolloutResult | undefined,
+  peer?: Rollout,
+): { plan: Action[]; chance: Action[] | null } | null {
   const held = knownOf(r, initial);
   if (!held || !r.observations) return null;
   const rule = copyRuleOf(r, r.observations, held.known, held.numbers);
-  return rule ? copyPlan(r, r.observations, rule) : null;
+  if (!rule) return null;
+  const chance = peer?.observations ? peerCopyPlan(r, peer, peer.observations, rule) : null;
+  return { plan: copyPlan(r, r.observations, rule), chance };
+}
+
+/** For each reference, the next one of its level with another seed (its peer for chance), if any. */
+function peersOf(refs: readonly Rollout[]): (Rollout | undefined)[] {
+  return refs.map((r, i) => {
+    const same = refs.flatMap((x, k) => (x.level === r.level && x.seed !== r.seed ? [{ x, k }] : []));
+    return (same.find(({ k }) => k > i) ?? same[0])?.x;
+  });
 }
 
 export const episodicLeaks: EpisodicCheck = {
@@ -107,28 +123,39 @@ export const episodicLeaks: EpisodicCheck = {
         const perturbed = new Map(
           scored.filter((s) => s.probe.family === 'perturbed').map((s) => [s.probe.of, s.result]),
         );
-        // A copy of a shown value, played on the reference's episode, must not earn the reference's score; a refused
-        // wrong value must not be answered with the right one (the perturbed replay's observations).
-        const copies = ctx.refs.map((r, i) => copyOf(r, noAction.get(i)));
-        const asked = copies.flatMap((actions, i) => {
+        // A copy of a shown value, played on the reference's episode, must not earn the reference's score more often
+        // than a peer's values of the same place played there; a refused wrong value must not be answered with the
+        // right one (the perturbed replay's observations).
+        const peers = peersOf(ctx.refs);
+        const copies = ctx.refs.map((r, i) => copyOf(r, noAction.get(i), peers[i]));
+        const asked = copies.flatMap((copy, i) => {
           const r = ctx.refs[i] as Rollout;
-          return actions
-            ? [{ i, request: { seed: r.seed, level: r.level, policy: { type: 'replay' as const, actions } } }]
-            : [];
-        });
-        const played = await tools.run(asked.map((x) => x.request));
-        const copied = new Set(
-          asked
-            .filter((x, k) => scoreOf(played[k]) >= Math.max(1e-6, (ctx.refs[x.i] as Rollout).score - 1e-6))
-            .map((x) => x.i),
-        );
-        const leaks = ctx.refs.map((r, i) => {
-          const probe = perturbed.get(i);
-          return (
-            copied.has(i) ||
-            (probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions))
+          const replay = (actions: Action[]) => ({
+            seed: r.seed,
+            level: r.level,
+            policy: { type: 'replay' as const, actions },
+          });
+          return (copy ? [copy.plan, copy.chance] : []).flatMap((actions, k) =>
+            actions ? [{ i, chance: k === 1, request: replay(actions) }] : [],
           );
         });
+        const played = await tools.run(asked.map((x) => x.request));
+        const earned = (chance: boolean) =>
+          new Set(
+            asked
+              .filter(
+                (x, k) =>
+                  x.chance === chance && scoreOf(played[k]) >= Math.max(1e-6, (ctx.refs[x.i] as Rollout).score - 1e-6),
+              )
+              .map((x) => x.i),
+          );
+        const copied = earned(false);
+        const coincident = earned(true);
+        const refused = ctx.refs.map((r, i) => {
+          const probe = perturbed.get(i);
+          return probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions);
+        });
+        const leaks = ctx.refs.map((_, i) => copied.has(i) || (refused[i] as boolean));
         const at = leaks.indexOf(true);
         findings.push({
           rule: 'rate',
@@ -137,7 +164,11 @@ export const episodicLeaks: EpisodicCheck = {
           policy:
             'copying a computed value (not in the initial state or the prompt) off an observation before ' +
             'the reference submits it',
-          trials: ctx.refs.map((r, i) => ({ level: r.level, win: leaks[i] ? 1 : 0, chance: 0 })),
+          trials: ctx.refs.map((r, i) => ({
+            level: r.level,
+            win: leaks[i] ? 1 : 0,
+            chance: coincident.has(i) && !refused[i] ? 1 : 0,
+          })),
           tolerance: { pooled: o.observationLeakMaxRate - 1e-9 },
           z: 0,
           minTrials: 1,

@@ -74,20 +74,50 @@ export function copyRuleOf(r: Rollout, observations: string[], known: Set<string
 }
 
 /**
- * The reference's log with every `rule.tool` call's `rule.arg` replaced by the number its rule reads off the latest
- * earlier reply of `rule.from` naming the call's entity (kept where there is none): the copy, played.
+ * The number `rule` reads for each call of the log (undefined where the call is not one of `rule.tool`'s, or no earlier
+ * reply of `rule.from` naming its entity shows one): the latest such reply, its `rule.fromEnd`-th number from the end.
  */
-export function copyPlan(r: Rollout, observations: string[], rule: CopyRule): Action[] {
+export function copiedValues(r: Rollout, observations: string[], rule: CopyRule): (number | undefined)[] {
   const acts = actionsOf(r);
   return acts.map((call, i) => {
-    if (call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number') return call;
+    if (call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number') return undefined;
     for (let j = i - 1; j >= 0; j--) {
       const other = acts[j] as Action;
       if (other.tool !== rule.from) continue;
       const nums = entityNumbers(call, other, observations[j] ?? '');
       const copy = nums?.[nums.length - 1 - rule.fromEnd];
-      if (copy !== undefined) return { tool: call.tool, args: { ...call.args, [rule.arg]: copy } };
+      if (copy !== undefined) return copy;
     }
-    return call;
+    return undefined;
   });
+}
+
+/**
+ * The reference's log with every `rule.tool` call's `rule.arg` replaced by the number its rule reads (kept where there
+ * is none): the copy, played.
+ */
+export function copyPlan(r: Rollout, observations: string[], rule: CopyRule): Action[] {
+  const values = copiedValues(r, observations, rule);
+  return actionsOf(r).map((call, i) =>
+    values[i] === undefined ? call : { tool: call.tool, args: { ...call.args, [rule.arg]: values[i] } },
+  );
+}
+
+/**
+ * The copy's chance: `r`'s log with its `rule.tool` calls sending, in turn, the values `rule.arg` takes in `peer`'s
+ * copy (another episode's shown values, or its own where none is shown), cycled; null where the peer has none. What
+ * it wins is what a shown value of that place wins by coincidence, not by standing in for the episode's work.
+ */
+export function peerCopyPlan(r: Rollout, peer: Rollout, peerObservations: string[], rule: CopyRule): Action[] | null {
+  const values = copyPlan(peer, peerObservations, rule)
+    .filter((a) => a.tool === rule.tool)
+    .map((a) => a.args[rule.arg])
+    .filter((v): v is number => typeof v === 'number');
+  if (values.length === 0) return null;
+  let k = 0;
+  return actionsOf(r).map((call) =>
+    call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number'
+      ? call
+      : { tool: call.tool, args: { ...call.args, [rule.arg]: values[k++ % values.length] } },
+  );
 }
