@@ -1,7 +1,7 @@
 // The copy of a shown value (validators/episodic/copies.ts): its rule, its play, and the bookkeeping it leaves alone.
 import { describe, expect, it } from 'vitest';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { bookkept, copyPlan, copyRuleOf } from '../validators/episodic/copies.js';
+import { bookkept, copiedValues, copyPlan, copyRuleOf, peerCopyPlan } from '../validators/episodic/copies.js';
 
 const call = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
 const rollout = (actions: ReturnType<typeof call>[]) =>
@@ -79,5 +79,33 @@ describe('bookkept', () => {
       call('refund', { order_id: 'O-1', amount: 60 }),
     ];
     expect(bookkept(credit, 1, 60, prices)).toBe(true);
+  });
+});
+
+describe("peerCopyPlan (the copy's chance)", () => {
+  // ticket-desk-pages-full (offline author, seed 11): the page count a listing shows ('Page 1 of 3') equals the number
+  // of changed tickets the finishing call reports a third of the time; the copy wins by coincidence, as a peer's does.
+  const pages = (changed: number) =>
+    rollout([call('browse', { page: 1 }), call('set', { id: 'T-1', value: 'vendor' }), call('finish', { changed })]);
+  const seen = (n: number) => [`Page 1 of ${n}: T-1, T-2, T-3.`, 'T-1: queue set to vendor.', 'Session ended.'];
+  it("plays the episode with the values a peer's copy reads at the same place, in turn", () => {
+    const rule = copyRuleOf(pages(3), seen(3), known, prices);
+    expect(rule).toEqual({ tool: 'finish', arg: 'changed', from: 'browse', fromEnd: 0 });
+    const r = rule as NonNullable<typeof rule>;
+    expect(copiedValues(pages(3), seen(3), r)).toEqual([undefined, undefined, 3]);
+    expect(peerCopyPlan(pages(3), pages(4), seen(2), r)?.[2]).toEqual(call('finish', { changed: 2 }));
+  });
+  it("cycles a peer's values over the episode's calls, and keeps the calls of other tools", () => {
+    const rule = { tool: 'refund', arg: 'amount', from: 'read_order', fromEnd: 0 };
+    const mine = rollout([
+      call('refund', { order_id: 'O-1', amount: 72 }),
+      call('refund', { order_id: 'O-2', amount: 40 }),
+      call('refund', { order_id: 'O-3', amount: 11 }),
+      call('close_desk'),
+    ]);
+    const peer = rollout([call('read_order', { order_id: 'O-9' }), call('refund', { order_id: 'O-9', amount: 5 })]);
+    const plan = peerCopyPlan(mine, peer, ['O-9: mug, $20. Refundable: $17.', 'ok'], rule);
+    expect(plan?.map((a) => a.args.amount)).toEqual([17, 17, 17, undefined]);
+    expect(peerCopyPlan(mine, rollout([call('close_desk')]), [''], rule)).toBe(null);
   });
 });
