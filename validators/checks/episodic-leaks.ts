@@ -1,40 +1,83 @@
 // Leaks of the reference's values to the agent: replaying only the reference actions whose values the prompt
-// spells out must not solve its own episode more often than another's (the prompt gives the plan away), and
-// no observation may show a computed value before the reference sends it, nor answer a refused wrong value
-// with the right one (an echo of the agent's own arguments aside). Both judged as rates against chance.
+// spells out must not solve its own episode more often than another's (the prompt gives the plan away); copying
+// a computed value an observation shows before the reference sends it must not earn the reference's score (played,
+// copies.ts), and no refused wrong value may be answered with the right one (an echo of the agent's own arguments
+// aside). All judged as rates against chance.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
+import type { Action } from '../episodic/adversaries.js';
+import { copyPlan, copyRuleOf, peerCopyPlan } from '../episodic/copies.js';
 import { tokensOf } from '../episodic/probes.js';
 import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselines.js';
 import { scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
+/** What the prompt and the initial state hold: their tokens, and the state's numbers. */
+function knownOf(r: Rollout, initial: RolloutResult | undefined) {
+  if (!initial?.ok || initial.state === undefined) return null;
+  const known = new Set<string>(tokensOf(r.prompt ?? ''));
+  const numbers = new Set<number>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+    else {
+      known.add(String(v).toLowerCase());
+      if (typeof v === 'number') numbers.add(v);
+    }
+  };
+  walk(initial.state);
+  return { known, numbers };
+}
+
 /**
- * Whether an observation (of `r` itself, or of a probe with `sent` actions) shows a number the reference sends that
- * neither the prompt nor the initial state holds.
+ * Whether an observation of a probe with `sent` actions (a wrong value refused) shows a number the reference sends
+ * that neither the prompt nor the initial state holds.
  */
 export function observationLeaks(
   r: Rollout,
   observations: string[] | undefined,
   initial: RolloutResult | undefined,
-  sent: unknown[] = r.actions,
+  sent: unknown[],
 ): boolean {
-  if (!initial?.ok || initial.state === undefined || !observations) return false;
-  const known = new Set<string>(tokensOf(r.prompt ?? ''));
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
-    else known.add(String(v).toLowerCase());
-  };
-  walk(initial.state);
+  const held = knownOf(r, initial);
+  if (!held || !observations) return false;
   const argsOf = (a: unknown): unknown[] =>
     Object.values(((a as { args?: Record<string, unknown> } | null)?.args ?? {}) as Record<string, unknown>);
-  return r.actions.some((action, idx) =>
+  return r.actions.some((action) =>
     argsOf(action).some((v) => {
-      if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || known.has(String(v))) return false;
-      const before = sent === r.actions ? observations.slice(0, idx) : observations;
-      return before.some((text, j) => !argsOf(sent[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v));
+      if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || held.known.has(String(v)))
+        return false;
+      return observations.some(
+        (text, j) => !argsOf(sent[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v),
+      );
     }),
   );
+}
+
+/**
+ * The copy of the reference's shown values, to play, and its chance (null where its observations show none of the
+ * values it sends): judged by play, whatever the value's size (redteam-s18e E8), the world's bookkeeping aside (E6),
+ * against the same place's values in a peer's episode (another seed of the level) played on the reference's: what a
+ * shown number wins by coinciding with the decision (a page count, a tally) is chance, not a leak.
+ */
+export function copyOf(
+  r: Rollout,
+  initial: RolloutResult | undefined,
+  peer?: Rollout,
+): { plan: Action[]; chance: Action[] | null } | null {
+  const held = knownOf(r, initial);
+  if (!held || !r.observations) return null;
+  const rule = copyRuleOf(r, r.observations, held.known, held.numbers);
+  if (!rule) return null;
+  const chance = peer?.observations ? peerCopyPlan(r, peer, peer.observations, rule) : null;
+  return { plan: copyPlan(r, r.observations, rule), chance };
+}
+
+/** For each reference, the next one of its level with another seed (its peer for chance), if any. */
+function peersOf(refs: readonly Rollout[]): (Rollout | undefined)[] {
+  return refs.map((r, i) => {
+    const same = refs.flatMap((x, k) => (x.level === r.level && x.seed !== r.seed ? [{ x, k }] : []));
+    return (same.find(({ k }) => k > i) ?? same[0])?.x;
+  });
 }
 
 export const episodicLeaks: EpisodicCheck = {
@@ -48,7 +91,7 @@ export const episodicLeaks: EpisodicCheck = {
     const o = ctx.options;
     return {
       requests: probes.map((p) => p.request),
-      judge(outcomes) {
+      async judge(outcomes, tools) {
         const scored: ScoredProbe[] = probes.map((probe, i) => ({ probe, result: outcomes[i] as RolloutResult }));
         const share = <T>(list: T[], win: (t: T) => boolean) =>
           list.length === 0 ? 0 : list.filter(win).length / list.length;
@@ -80,23 +123,52 @@ export const episodicLeaks: EpisodicCheck = {
         const perturbed = new Map(
           scored.filter((s) => s.probe.family === 'perturbed').map((s) => [s.probe.of, s.result]),
         );
-        // A refused wrong value must not be answered with the right one: the perturbed replay's observations count too.
-        const leaks = ctx.refs.map((r, i) => {
-          const probe = perturbed.get(i);
-          return (
-            observationLeaks(r, r.observations, noAction.get(i)) ||
-            (probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions))
+        // A copy of a shown value, played on the reference's episode, must not earn the reference's score more often
+        // than a peer's values of the same place played there; a refused wrong value must not be answered with the
+        // right one (the perturbed replay's observations).
+        const peers = peersOf(ctx.refs);
+        const copies = ctx.refs.map((r, i) => copyOf(r, noAction.get(i), peers[i]));
+        const asked = copies.flatMap((copy, i) => {
+          const r = ctx.refs[i] as Rollout;
+          const replay = (actions: Action[]) => ({
+            seed: r.seed,
+            level: r.level,
+            policy: { type: 'replay' as const, actions },
+          });
+          return (copy ? [copy.plan, copy.chance] : []).flatMap((actions, k) =>
+            actions ? [{ i, chance: k === 1, request: replay(actions) }] : [],
           );
         });
+        const played = await tools.run(asked.map((x) => x.request));
+        const earned = (chance: boolean) =>
+          new Set(
+            asked
+              .filter(
+                (x, k) =>
+                  x.chance === chance && scoreOf(played[k]) >= Math.max(1e-6, (ctx.refs[x.i] as Rollout).score - 1e-6),
+              )
+              .map((x) => x.i),
+          );
+        const copied = earned(false);
+        const coincident = earned(true);
+        const refused = ctx.refs.map((r, i) => {
+          const probe = perturbed.get(i);
+          return probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions);
+        });
+        const leaks = ctx.refs.map((_, i) => copied.has(i) || (refused[i] as boolean));
         const at = leaks.indexOf(true);
         findings.push({
           rule: 'rate',
           code: 'E_ANSWER_LEAK',
           check: 'episodic-leaks',
           policy:
-            'reading a computed value (not in the initial state or the prompt) off an observation before ' +
+            'copying a computed value (not in the initial state or the prompt) off an observation before ' +
             'the reference submits it',
-          trials: ctx.refs.map((r, i) => ({ level: r.level, win: leaks[i] ? 1 : 0, chance: 0 })),
+          trials: ctx.refs.map((r, i) => ({
+            level: r.level,
+            win: leaks[i] ? 1 : 0,
+            chance: coincident.has(i) && !refused[i] ? 1 : 0,
+          })),
           tolerance: { pooled: o.observationLeakMaxRate - 1e-9 },
           z: 0,
           minTrials: 1,

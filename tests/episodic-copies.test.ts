@@ -1,0 +1,111 @@
+// The copy of a shown value (validators/episodic/copies.ts): its rule, its play, and the bookkeeping it leaves alone.
+import { describe, expect, it } from 'vitest';
+import type { Rollout } from '../sandbox/rollouts.js';
+import { bookkept, copiedValues, copyPlan, copyRuleOf, peerCopyPlan } from '../validators/episodic/copies.js';
+
+const call = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
+const rollout = (actions: ReturnType<typeof call>[]) =>
+  ({ ok: true, seed: 1, level: 1, prompt: 'Refund each order its amount.', actions }) as unknown as Rollout;
+const known = new Set(['o-1', 'o-2', '85', '40']);
+const prices = new Set([85, 40, 340]);
+
+describe('copyRuleOf / copyPlan', () => {
+  const log = [
+    call('read_order', { order_id: 'O-1' }),
+    call('refund', { order_id: 'O-1', amount: 72 }),
+    call('read_order', { order_id: 'O-2' }),
+    call('refund', { order_id: 'O-2', amount: 40 }),
+    call('close_desk'),
+  ];
+  it('finds a small computed value shown by a read the reference makes, and copies its place for every call', () => {
+    const seen = ['O-1: kettle (opened), $85. Refundable: $72.', 'ok', 'O-2: lamp, $40. Refundable: $40.', 'ok', ''];
+    const rule = copyRuleOf(rollout(log), seen, known, prices);
+    expect(rule).toEqual({ tool: 'refund', arg: 'amount', from: 'read_order', fromEnd: 0 });
+    expect(copyPlan(rollout(log), seen, rule as NonNullable<typeof rule>).map((a) => a.args.amount)).toEqual([
+      undefined,
+      72,
+      undefined,
+      40,
+      undefined,
+    ]);
+  });
+  it('copies by place, so a read whose last number is the price plays the price', () => {
+    const seen = [
+      'O-1: kettle, Refundable: $72 (price $85).',
+      'ok',
+      'O-2: lamp, Refundable: $36 (price $40).',
+      'ok',
+      '',
+    ];
+    const wrong = log.map((a) => (a.args.amount === 40 ? call('refund', { order_id: 'O-2', amount: 36 }) : a));
+    const rule = copyRuleOf(rollout(wrong), seen, known, prices);
+    expect(rule?.fromEnd).toBe(1);
+    expect(copyPlan(rollout(wrong), seen, rule as NonNullable<typeof rule>)[3]?.args.amount).toBe(36);
+  });
+  it('reads only the lines of a listing that name the entity', () => {
+    const listed = [call('list_orders'), ...log.filter((a) => a.tool !== 'read_order')];
+    const seen = ['O-1 kettle $72 due\nO-2 lamp $40 due', 'ok', 'ok', ''];
+    const rule = copyRuleOf(rollout(listed), seen, known, prices);
+    expect(rule?.from).toBe('list_orders');
+    expect(copyPlan(rollout(listed), seen, rule as NonNullable<typeof rule>)[2]?.args.amount).toBe(40);
+  });
+  it('has no rule where no reply shows the value, or only the reply to the call that sent it', () => {
+    expect(copyRuleOf(rollout(log), ['O-1: kettle, $85.', 'ok', 'O-2: lamp, $40.', 'ok', ''], known, prices)).toBe(
+      null,
+    );
+    const echoed = [call('refund', { order_id: 'O-1', amount: 72 }), call('refund', { order_id: 'O-1', amount: 72 })];
+    expect(copyRuleOf(rollout(echoed), ['O-1: $72 refunded.', 'again'], known, prices)).toBe(null);
+  });
+});
+
+describe('bookkept', () => {
+  const parts = [
+    call('refund', { order_id: 'O-1', amount: 200 }),
+    call('refund', { order_id: 'O-1', amount: 140 }),
+    call('refund', { order_id: 'O-2', amount: 140 }),
+  ];
+  it('a balance left (a price less what the policy sent on the same entity) is bookkeeping, not a leak', () => {
+    expect(bookkept(parts, 1, 140, prices)).toBe(true);
+    expect(copyRuleOf(rollout(parts.slice(0, 2)), ['O-1: $200 refunded ($140 left).', ''], known, prices)).toBe(null);
+  });
+  it('is not where nothing was sent on the entity before, or the sums give no state number', () => {
+    expect(bookkept(parts, 0, 200, prices)).toBe(false);
+    expect(bookkept(parts, 2, 140, prices)).toBe(false);
+    expect(bookkept(parts, 1, 141, prices)).toBe(false);
+  });
+  it('counts what another tool sent on the entity (a credit applied)', () => {
+    const credit = [
+      call('apply_credit', { order_id: 'O-1', amount: 25 }),
+      call('refund', { order_id: 'O-1', amount: 60 }),
+    ];
+    expect(bookkept(credit, 1, 60, prices)).toBe(true);
+  });
+});
+
+describe("peerCopyPlan (the copy's chance)", () => {
+  // ticket-desk-pages-full (offline author, seed 11): the page count a listing shows ('Page 1 of 3') equals the number
+  // of changed tickets the finishing call reports a third of the time; the copy wins by coincidence, as a peer's does.
+  const pages = (changed: number) =>
+    rollout([call('browse', { page: 1 }), call('set', { id: 'T-1', value: 'vendor' }), call('finish', { changed })]);
+  const seen = (n: number) => [`Page 1 of ${n}: T-1, T-2, T-3.`, 'T-1: queue set to vendor.', 'Session ended.'];
+  it("plays the episode with the values a peer's copy reads at the same place, in turn", () => {
+    const rule = copyRuleOf(pages(3), seen(3), known, prices);
+    expect(rule).toEqual({ tool: 'finish', arg: 'changed', from: 'browse', fromEnd: 0 });
+    const r = rule as NonNullable<typeof rule>;
+    expect(copiedValues(pages(3), seen(3), r)).toEqual([undefined, undefined, 3]);
+    expect(peerCopyPlan(pages(3), pages(4), seen(2), r)?.[2]).toEqual(call('finish', { changed: 2 }));
+  });
+  it("cycles a peer's values over the episode's calls, and keeps the calls of other tools", () => {
+    const rule = { tool: 'refund', arg: 'amount', from: 'read_order', fromEnd: 0 };
+    const mine = rollout([
+      call('refund', { order_id: 'O-1', amount: 72 }),
+      call('refund', { order_id: 'O-2', amount: 40 }),
+      call('refund', { order_id: 'O-3', amount: 11 }),
+      call('close_desk'),
+    ]);
+    const peer = rollout([call('read_order', { order_id: 'O-9' }), call('refund', { order_id: 'O-9', amount: 5 })]);
+    const plan = peerCopyPlan(mine, peer, ['O-9: mug, $20. Refundable: $17.', 'ok'], rule);
+    expect(plan?.map((a) => a.args.amount)).toEqual([17, 17, 17, undefined]);
+    expect(peerCopyPlan(mine, rollout([call('close_desk')]), [''], rule)).toBe(null);
+  });
+});
