@@ -17,6 +17,8 @@ export const SUITE_OPTIONS = {
   // and the timing-dependent tests keep margins for a loaded machine (the suite passed under load 10).
   // Each project names it: a project does not inherit it, and one worker would run its files one by one.
   maxWorkers: 2,
+  // A measurement of the run's work (docs/testing.md): each validation logged under the test file that asked for it.
+  setupFiles: process.env.ENVFORGE_VALIDATION_LOG ? ['tests/setup/validation-log.ts'] : [],
 } as const;
 
 /** What the run as a whole has once (not per project): its global setup and the order its files start in. */

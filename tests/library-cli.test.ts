@@ -23,13 +23,21 @@ const json = (stdout: string) =>
 const dir = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
 
 beforeAll(async () => {
-  // `envforge library init --json` on a fresh folder, run once per test run (tests/helpers/seeded-library.ts); this
-  // file works on a copy.
-  const { init } = await seededLibraryCopy('all', dir);
+  // Made once per test run (tests/helpers/seeded-library.ts), this file works on a copy: `envforge library init --kind
+  // single --json` on a fresh folder, then `envforge library init --json` on a copy of it, which admits the seeds of
+  // the other kinds and finds the single-turn ones there.
+  const { init, base } = await seededLibraryCopy('all', dir);
+  expect(base?.code).toBe(0);
+  const [fresh] = json(base?.stdout ?? '');
+  expect(fresh.created).toBe(true);
+  expect(fresh.seeds.map((s: { status: string }) => s.status)).toEqual(fresh.seeds.map(() => 'admitted'));
   expect(init.code).toBe(0);
   const [result] = json(init.stdout);
-  expect(result.created).toBe(true);
-  expect(result.seeds.every((s: { status: string }) => s.status === 'admitted')).toBe(true);
+  expect(result.created).toBe(false);
+  const status = (name: string) => result.seeds.find((s: { name: string }) => s.name === name)?.status;
+  expect(fresh.seeds.map((s: { name: string }) => status(s.name))).toEqual(fresh.seeds.map(() => 'exists'));
+  expect(result.seeds.length).toBeGreaterThan(fresh.seeds.length);
+  expect(result.seeds.slice(fresh.seeds.length).every((s: { status: string }) => s.status === 'admitted')).toBe(true);
 }, 600_000); // both kinds of seeds: the episodic ones take about a minute of CPU to validate, minutes under load
 
 describe('envforge library', () => {

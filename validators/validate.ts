@@ -16,6 +16,7 @@ import { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './options.js';
 import { STAGES, type StageName, type StageReport, type ValidationReport } from './report.js';
 import { planFor, type StageStep } from './plan.js';
 import { levelCurve } from './stages/difficulty.js';
+import { logValidation } from './validation-log.js';
 
 /** Bump when a stage's rules change, so the library knows which environments to re-validate. */
 export const VALIDATOR_VERSION = `${VERSION}+v3`;
@@ -161,7 +162,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
   const problems = ordered.flatMap((s) => s.problems.map((p) => ({ ...p, stage: s.stage })));
   const verdict = ordered.every((s) => s.ok) && problems.length === 0 ? 'admit' : 'reject';
   // Stages put guest-derived values (meta, evidence) in the report: bounded in depth, it always serialises.
-  return boundDepth({
+  const report: ValidationReport = boundDepth({
     verdict,
     name: ctx.meta?.name ?? null,
     hash: ctx.hash,
@@ -174,4 +175,6 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     validationSeed: ctx.validationSeed,
     ms: Math.round(performance.now() - started),
   });
+  logValidation(opts, report);
+  return report;
 }
