@@ -1,6 +1,6 @@
-// The groups a prompt's layout forms (validators/prompt-groups.ts): runs of lines with as many numbers and printed
-// lists, each offering its row count and, per column, its sum and largest value where the column is no more than half
-// of the prompt's data; a column that numbers the rows is layout.
+// The groups a prompt's layout forms (validators/prompt-groups.ts): runs of lines with as many numbers, printed lists
+// and labelled lines, each offering its row count and, per column, its sum and largest value where the column is no
+// more than half of the prompt's data; a column that numbers the rows is layout.
 import { describe, expect, it } from 'vitest';
 import { groupAggregates } from '../validators/prompt-groups.js';
 
@@ -27,5 +27,13 @@ describe('groupAggregates', () => {
     expect(g.has("the 1st list with numbers: column 1's sum")).toBe(false);
     expect(g.has("the 1st run of lines with numbers: column 2's sum")).toBe(false);
     expect(g.get("the 1st run of lines with numbers: its row count times the mean of column 2's first 3")).toBe(34);
+  });
+
+  it('reads a labelled line as a group of its numbers: the count stated in a field is a size too', () => {
+    const g = groupAggregates('Parcels on board: 57\nStops on the route: 3, 9, 4\nWhat do they weigh?');
+    expect(g.get("the 1st labelled line: column 1's sum")).toBe(57);
+    expect(g.get('the 2nd labelled line: its row count')).toBe(3);
+    // Three of the prompt's four numbers: the task's input, not a summary of it.
+    expect(g.has("the 2nd labelled line: column 1's largest")).toBe(false);
   });
 });

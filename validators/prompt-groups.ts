@@ -1,6 +1,6 @@
-// The groups a prompt's layout forms and their cheap aggregates: each printed list and each run of consecutive
-// lines holding the same count of numbers ("4 parcels of 11.3 kg each") is a group of rows, each k-th number of its
-// rows a column; a group offers its row count and, per column, the sum, the largest value and the row count times
+// The groups a prompt's layout forms and their cheap aggregates: each printed list, each run of consecutive lines
+// holding the same count of numbers ("4 parcels of 11.3 kg each") and each labelled line ("Parcels on board: 57") is a
+// group of rows, each k-th number of its rows a column; a group offers its row count and, per column, the sum, the largest value and the row count times
 // the mean of the first few. Found from the text's structure, so a size nobody listed is still one. A column that
 // numbers the rows (1, 2, 3…) is layout, not data; a column reading more than half of the prompt's data numbers is
 // the task's own input, not a summary of it. Prompts are guest text: a linear scan over lines.
@@ -33,6 +33,19 @@ function lineRuns(prompt: string): Rows[] {
   return runs;
 }
 
+/** Lines that label their numbers ("Parcels on board: 57", "Readings: 3 5 7"): each number a row of one column. */
+function labelledLines(prompt: string): Rows[] {
+  const out: Rows[] = [];
+  for (const line of prompt.slice(0, 50_000).split('\n', MAX_LINES)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const nums = promptNumbers(line.slice(colon + 1), 200);
+    if (nums.length > 0) out.push(nums.map((n) => [n]));
+    if (out.length >= MAX_GROUPS) break;
+  }
+  return out;
+}
+
 /** A printed list's items as rows of their numbers (items without one left out; rows cut to the shortest). */
 function listRows(items: string[]): Rows {
   const rows = items.map((item) => promptNumbers(item, MAX_COLUMNS)).filter((r) => r.length > 0);
@@ -61,6 +74,7 @@ export function groupAggregates(prompt: string): Map<string, number> {
       .filter((rows) => rows.length >= 2)
       .slice(0, MAX_GROUPS)
       .map((rows, g): [string, Rows] => [`the ${ORDINAL[g]} list with numbers`, rows]),
+    ...labelledLines(prompt).map((rows, g): [string, Rows] => [`the ${ORDINAL[g]} labelled line`, rows]),
   ];
   // Each column with its place in the row (its name stays the same where a numbering column is left out).
   const columnsOf = (rows: Rows) =>
@@ -76,7 +90,7 @@ export function groupAggregates(prompt: string): Map<string, number> {
   );
   const data = promptNumbers(prompt).length - layout;
   for (const [name, rows] of groups) {
-    out.set(`${name}: its row count`, rows.length);
+    if (rows.length >= 2) out.set(`${name}: its row count`, rows.length);
     for (const [c, col] of columnsOf(rows)) {
       const few = col.slice(0, FIRST_FEW);
       out.set(
