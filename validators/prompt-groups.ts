@@ -1,9 +1,10 @@
 // The groups a prompt's layout forms and their cheap aggregates: each printed list, each run of consecutive lines
 // holding the same count of numbers ("4 parcels of 11.3 kg each") and each labelled line ("Parcels on board: 57") is a
-// group of rows, each k-th number of its rows a column; a group offers its row count and, per column, the sum, the largest value and the row count times
-// the mean of the first few. Found from the text's structure, so a size nobody listed is still one. A column that
-// numbers the rows (1, 2, 3…) is layout, not data; a column reading more than half of the prompt's data numbers is
-// the task's own input, not a summary of it. Prompts are guest text: a linear scan over lines.
+// group of rows, each k-th number of its rows a column; a group offers its row count and, per column, the sum, the
+// largest value and the row count times the mean of the first few. Found from the text's structure, so a size nobody
+// listed is still one. A column that numbers the rows (1, 2, 3…) is layout, not data; a column reading more than half
+// of the prompt's data numbers is the task's own input, not a summary of it. Prompts are guest text: a linear scan
+// over lines.
 import { promptNumbers } from './leak-derived.js';
 import { promptLists } from './prompt-lists.js';
 
