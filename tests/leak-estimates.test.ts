@@ -2,7 +2,8 @@
 // prompt times a fitted scale is credited where it lands inside the answer's stated region. A 3% region over parcels
 // of 10-13 kg is paid to "the item count times 11.5", whether the items are numbered lines or one comma-separated
 // line; a 0.05 kg region, or a spread of weights as wide as their mean, is not; a prompt that states no region is
-// not read.
+// not read. The features are the aggregates of the prompt's own groups (a consignment list's quantities added), and
+// a grid coarser than the answers are written (totals to the nearest 50) is a region as a stated one is.
 import { describe, expect, it } from 'vitest';
 import { ESTIMATES } from '../validators/leak-estimates.js';
 import type { ReaderSample } from '../validators/readers.js';
@@ -19,6 +20,12 @@ interface Form {
   lo: number;
   hi: number;
   oneLine?: boolean;
+  /** Consignments ("- 4 parcels of 11.3 kg each") instead of one weight a parcel. */
+  grouped?: boolean;
+  /** The total rounded to this step (the reference written as a whole number). */
+  step?: number;
+  /** Each line opened by a shelf and a bin number (data a column sum does not read). */
+  shelves?: boolean;
 }
 
 /** Instances of "the total weight": 10 to 60 parcels of `lo` to `hi` tenths of a kg, the region as `stated`. */
@@ -27,9 +34,17 @@ function samples(form: Form, count = 80): ReaderSample[] {
     const r = rng(i + 7);
     const tenths = Array.from({ length: r(10, 60) }, () => r(form.lo, form.hi));
     const kg = tenths.map((t) => (t / 10).toFixed(1));
-    const listed = form.oneLine ? [`Weights in kg: ${kg.join(', ')}.`] : kg.map((w, k) => `${k + 1}. ${w}`);
+    const counts = tenths.map(() => (form.grouped ? r(1, 9) : 1));
+    const listed = form.oneLine
+      ? [`Weights in kg: ${kg.join(', ')}.`]
+      : form.grouped
+        ? kg.map((w, k) => `- ${counts[k]} parcels of ${w} kg each`)
+        : form.shelves
+          ? kg.map((w, k) => `- Shelf ${r(1, 9)}, bin ${r(10, 99)}: ${w}`)
+          : kg.map((w, k) => `${k + 1}. ${w}`);
     const prompt = ['The van carries these parcels:', ...listed, `What is the total, in kg? ${form.stated}`].join('\n');
-    const answer = (tenths.reduce((a, b) => a + b, 0) / 10).toFixed(1);
+    const total = tenths.reduce((a, t, k) => a + t * (counts[k] as number), 0) / 10;
+    const answer = form.step ? String(form.step * Math.round(total / form.step)) : total.toFixed(1);
     return { seed: i, level: 1 + (i % 2), reference: `<answer>${answer}</answer>`, instance: { prompt } };
   });
 }
@@ -58,5 +73,30 @@ describe('ESTIMATES: a size feature times a scale, inside the stated region', ()
 
   it('reads no prompt that states no region', () => {
     expect(pooled(samples({ stated: 'Give the exact sum.', lo: 100, hi: 130 }), ESTIMATES)).toBeNull();
+  });
+
+  it("pays the quantities added times a scale: a size no fixed list names, a column of the prompt's own layout", () => {
+    const r = pooled(
+      samples({ stated: 'Any total within 4% is accepted.', lo: 105, hi: 125, grouped: true }),
+      ESTIMATES,
+    );
+    expect(r?.rate).toBeGreaterThan(0.7);
+    expect(r?.chance).toBeLessThan(0.2);
+    expect(r?.rule).toMatch(/column 1's sum times 11\.[3-7]/);
+    const twin = pooled(samples({ stated: WIDE.replace('3%', '0.05 kg'), lo: 105, hi: 125, grouped: true }), ESTIMATES);
+    expect(twin?.rate ?? 0).toBeLessThan(0.1);
+  });
+
+  it('takes a grid coarser than the answers are written as their region: the nearest 50, not the nearest 1', () => {
+    const coarse = pooled(samples({ stated: 'Round it to the nearest 50 kg.', lo: 100, hi: 130, step: 50 }), ESTIMATES);
+    expect(coarse?.rate).toBeGreaterThan(0.7);
+    expect((coarse?.rate ?? 0) - (coarse?.chance ?? 0)).toBeGreaterThan(0.4);
+    expect(pooled(samples({ stated: 'Round it to the nearest kg.', lo: 100, hi: 130, step: 1 }), ESTIMATES)).toBeNull();
+  });
+
+  it('credits no landing on the answer itself: a column summed is the task computed, not an estimate', () => {
+    const narrow = 'Any total within 0.05 kg of the exact sum is accepted.';
+    const r = pooled(samples({ stated: narrow, lo: 100, hi: 130, shelves: true }), ESTIMATES);
+    expect(r?.rate ?? 0).toBeLessThan(0.1);
   });
 });

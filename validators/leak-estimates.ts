@@ -1,12 +1,15 @@
-// A reader family (readers.ts) of cheap estimates inside a stated tolerance: where the prompt states the region its
-// answer is accepted in ("within 3% of the exact sum"), a rule need not find the answer, only land in the region. Its
-// rules are a size feature of the prompt (how many numbers, lines, list items; the items times the mean of the first
-// few) times a scale fitted with the rule (three significant digits, kept where the product lands in the instance's
-// region), credited where the estimate lands inside the answer's stated region, not where it equals the answer. A
-// region that counting lines lands in is too wide for the task, stated or not.
+// A reader family (readers.ts) of cheap estimates inside an acceptance region: where the prompt states the region its
+// answer is accepted in ("within 3% of the exact sum"), or the answers lie on a grid coarser than they are written
+// (every total a multiple of 50: half a step either side rounds onto it), a rule need not find the answer, only land
+// in the region. Its rules are a size feature of the prompt (how many numbers, lines, list items; the aggregates of
+// each group its layout forms: prompt-groups.ts) times a scale fitted with the rule (three significant digits, kept
+// where the product lands in the instance's region), credited where the estimate lands inside the answer's region
+// but not on the answer itself (a landing within the reference's own last place computed the answer: the arithmetic
+// reader's business). A region that counting lines lands in is too wide for the task, stated or not.
 import { answerContent } from '../sandbox/answer.js';
 import { promptNumbers } from './leak-derived.js';
 import { statedRegions, statedWidth } from './probe-forms.js';
+import { groupAggregates } from './prompt-groups.js';
 import { promptLists } from './prompt-lists.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
@@ -22,6 +25,7 @@ function sizeFeatures(prompt: string): Map<string, number> {
   const longest = lists.reduce<string[]>((a, l) => (l.length > a.length ? l : a), []);
   const values = longest.map((item) => promptNumbers(item).at(-1)).filter((v): v is number => v !== undefined);
   const features = new Map<string, number>([
+    ...groupAggregates(prompt),
     ["the prompt's count of numbers", promptNumbers(prompt).length],
     ["the prompt's count of lines", lines],
     ["the count of the prompt's longest list's items", longest.length],
@@ -34,6 +38,30 @@ function sizeFeatures(prompt: string): Map<string, number> {
     );
   }
   return features;
+}
+
+/** Half a unit of a written number's last place (0.05 for "12.3", 0.5 for "350"). */
+const halfPlace = (text: string) => 0.5 * 10 ** -(text.includes('.') ? text.length - text.indexOf('.') - 1 : 0);
+
+/** Grid steps tried, per decade: an answer grid is one of these times a power of ten. */
+const STEPS = [5, 2.5, 2, 1];
+
+/**
+ * The grid every answer lies on where it is coarser than the answers' written last place (all multiples of 50, or
+ * of 0.5 written to tenths), or null: a rule that rounds onto it is paid within half a step.
+ */
+function answerGrid(answers: readonly number[], texts: readonly string[]): number | null {
+  const finite = answers.filter(Number.isFinite);
+  if (finite.length === 0 || finite.every((a) => a === 0)) return null;
+  const place = 2 * Math.max(...texts.map(halfPlace));
+  const top = Math.max(...finite.map(Math.abs));
+  for (let decade = 10 ** Math.floor(Math.log10(top)); decade >= place; decade /= 10)
+    for (const k of STEPS) {
+      const step = k * decade;
+      if (step <= place + 1e-12 || step > top) continue;
+      if (finite.every((a) => Math.abs(a / step - Math.round(a / step)) < 1e-9)) return step;
+    }
+  return null;
 }
 
 /** Scales at a round step whose product with `feature` lands within `width` of `answer` (none if too many). */
@@ -52,14 +80,25 @@ function scalesInside(answer: number, width: number, feature: number): number[] 
 }
 
 export const ESTIMATES: ReaderFamily = {
-  name: "a size feature of the prompt times a fitted scale, inside the prompt's stated tolerance",
+  name: "a size feature of the prompt times a fitted scale, inside the answer's acceptance region",
   code: 'E_ACCEPTS_GUESSING',
   prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
-    const answers = samples.map((e) => {
-      const a = answerContent(e.reference).trim();
-      return ANSWER.test(a) ? Number(a) : Number.NaN;
+    const texts = samples.map((e) => answerContent(e.reference).trim());
+    const answers = texts.map((a) => (ANSWER.test(a) ? Number(a) : Number.NaN));
+    const grid = answerGrid(
+      answers,
+      texts.filter((a) => ANSWER.test(a)),
+    );
+    const widths = samples.map((e, i) => {
+      const stated = statedWidth(statedRegions(e.instance.prompt), answers[i] as number);
+      return grid === null ? stated : Math.max(stated ?? 0, grid / 2);
     });
-    const widths = samples.map((e, i) => statedWidth(statedRegions(e.instance.prompt), answers[i] as number));
+    // A landing this close to the answer is the answer computed, not estimated.
+    const exact = texts.map(halfPlace);
+    const lands = (estimate: number, j: number) => {
+      const off = Math.abs(estimate - (answers[j] as number));
+      return off <= (widths[j] as number) + 1e-9 && off >= (exact[j] as number) - 1e-9;
+    };
     const usable = widths.map((w) => w !== null && w > 0);
     if (usable.filter(Boolean).length < 0.8 * samples.length) return null;
     const features = samples.map((e, i) => (usable[i] ? sizeFeatures(e.instance.prompt) : new Map<string, number>()));
@@ -69,18 +108,18 @@ export const ESTIMATES: ReaderFamily = {
         for (const [name, f] of features[i] as Map<string, number>)
           if (f > 0)
             for (const scale of scalesInside(answers[i] as number, widths[i] as number, f))
-              yield [JSON.stringify([name, scale]), 1];
+              if (lands(f * scale, i)) yield [JSON.stringify([name, scale]), 1];
       },
       credit(rule, i, j) {
         if (!usable[i] || !usable[j]) return 0;
         const [name, scale] = JSON.parse(rule) as [string, number];
         const f = (features[i] as Map<string, number>).get(name);
         if (f === undefined) return 0;
-        return Math.abs(f * scale - (answers[j] as number)) <= (widths[j] as number) + 1e-9 ? 1 : 0;
+        return lands(f * scale, j) ? 1 : 0;
       },
       describe: (rule) => {
         const [name, scale] = JSON.parse(rule) as [string, number];
-        return `the answer is ${name} times ${scale}, inside the stated tolerance`;
+        return `the answer is ${name} times ${scale}, inside the region the answer is accepted in`;
       },
     };
   },
