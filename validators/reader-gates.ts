@@ -98,6 +98,7 @@ export function fitGatedRule(
   fit: (i: number) => Iterable<[string, number]>,
   minMembers: number,
   z: number,
+  task?: (rule: string) => boolean,
 ): { gate: Gate; rule: string } | null {
   const inHalf = new Set(members);
   const sizes = gates.map((g) => g.members.filter((i) => inHalf.has(i)).length);
@@ -124,7 +125,7 @@ export function fitGatedRule(
     for (const [rule, c] of byRule) {
       const size = sizes[k] as number;
       const bound = lowerBound(Math.min(1, c / size), size, z);
-      if (bound > top) [best, top] = [{ gate: gates[k] as Gate, rule }, bound];
+      if (bound > top && !task?.(rule)) [best, top] = [{ gate: gates[k] as Gate, rule }, bound];
     }
   return best;
 }
