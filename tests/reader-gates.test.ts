@@ -127,7 +127,7 @@ describe('gated readers', () => {
     expect(failing(tables(() => false)).gated).toEqual([]);
   });
 
-  it('reject a leak on the prompts of at most k lines, a share no word, layout or one line count names (st21 U2)', () => {
+  it('reject a leak on the prompts of at most k lines, which no word, layout or line count names (st21 U2)', () => {
     // An order of 4-24 lines; from the twelfth line on a line is half price, so the full-price subtotal printed last
     // is the answer on the orders of at most 11 lines (about 38%), wrong on the others.
     const orders = (printed: boolean, join = '\n') =>
