@@ -9,47 +9,14 @@
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
-import { DEPENDENCE, type Read, readDependence } from './leak-inputs.js';
+import { type InputSample, isTaskInputs, type Read } from './leak-inputs.js';
+import { digitRuns, lineNumbers, numberLabels, promptNumbers } from './prompt-numbers.js';
+
+export { digitRuns, promptNumbers };
 
 const ANSWER = /^[+-]?\d+(\.\d+)?$/;
 const PLACES = 10;
 const SCALES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 100, 1000];
-
-/** The prompt's numbers in order, thousands separators (",", "_", "'", thin and no-break spaces) removed. */
-export function promptNumbers(prompt: string, max = 2_000): number[] {
-  const out: number[] = [];
-  const text = prompt.length > 50_000 ? prompt.slice(0, 50_000) : prompt;
-  for (const m of text.matchAll(/(?<![\w.])([+-]?)(\d{1,3}(?:[,_'\u202f\u00a0]\d{3})+|\d+)(\.\d+)?(?![\w])/g)) {
-    out.push(Number(`${m[1]}${(m[2] as string).replace(/[^\d]/g, '')}${m[3] ?? ''}`));
-    if (out.length >= max) break;
-  }
-  return out;
-}
-
-/** Runs of single digits joined by one separator ("4-0-9-3", "4 0 9 3", "4.0.9.3"), read as one number each. */
-export function digitRuns(prompt: string, max = 200): number[] {
-  const out: number[] = [];
-  const text = prompt.length > 50_000 ? prompt.slice(0, 50_000) : prompt;
-  for (const m of text.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])/g)) {
-    out.push(Number(m[0].replace(/[^\d]/g, '')));
-    if (out.length >= max) break;
-  }
-  return out;
-}
-
-/** The numbers of each line of the prompt that holds two or more (at most 200 lines), and each such line's index. */
-function lineNumbers(prompt: string): { lines: number[][]; lineIds: number[]; lineOf: number[] } {
-  const [lines, lineIds, lineOf]: [number[][], number[], number[]] = [[], [], []];
-  prompt
-    .slice(0, 50_000)
-    .split('\n')
-    .forEach((line, k) => {
-      const nums = promptNumbers(line, 50);
-      for (const _ of nums) lineOf.push(k);
-      if (nums.length >= 2 && lines.length < 200) lines.push(nums) && lineIds.push(k);
-    });
-  return { lines, lineIds, lineOf };
-}
 
 /** Places a rule reads: the k-th number from the start (k < PLACES) and from the end (PLACES + k). */
 function position(place: number, n: number): number {
@@ -300,17 +267,26 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
           lineOf: lines.lineOf.length === nums.length ? lines.lineOf : [],
         };
       });
-      // A relation whose reads move with nothing else the prompt holds is the task's own computation (leak-inputs.ts).
+      // A relation that reads the task's own inputs is the task, not a shortcut past it (leak-inputs.ts).
       const own = new Map<number, boolean>();
+      let inputs: InputSample[] | undefined;
       const isTask = (id: number) => {
-        if (!own.has(id)) {
-          const inputs = samples.map((e, i) => ({
+        inputs ??= samples.map((e, i) => {
+          const labels = numberLabels(e.instance.prompt);
+          const p = numbers[i] as Numbers;
+          return {
             level: e.level,
             prompt: e.instance.prompt,
-            ...(numbers[i] as Numbers),
-          }));
-          own.set(id, readDependence(inputs, (i) => readOf(id, numbers[i] as Numbers)) < DEPENDENCE);
-        }
+            ...p,
+            labels: labels.length === p.nums.length ? labels : [],
+          };
+        });
+        const sample = inputs;
+        if (!own.has(id))
+          own.set(
+            id,
+            isTaskInputs(sample, (i) => readOf(id, numbers[i] as Numbers)),
+          );
         return own.get(id) as boolean;
       };
       return {
