@@ -3,7 +3,7 @@
 // half of each level's instances and judged on the other half (least squares over the unread numbers' signed sums by
 // label, their aggregates and the prompt's structure; rank dependence on the same), or (b) the unread content (numbers,
 // lines, letters) grows with the level, so the level's work lies where the relation does not look. Otherwise it reads
-// the task's own inputs and is the task: a difficulty matter, not a leak. No count of numbers and no wording decides it.
+// the task's own inputs and is the task: a difficulty matter, not a leak. No count of numbers, no wording decides it.
 
 /** One instance as this test sees it: its level, its numbers, the line and the label of each number, its prompt. */
 export interface InputSample {
@@ -22,7 +22,7 @@ export interface Read {
   value: number;
 }
 
-/** Held-out share of a read quantity's within-level variance the unread content explains, at or above which it is determined. */
+/** Held-out share of a read quantity's within-level variance the unread content explains: determined at or above. */
 export const DETERMINED = 0.9;
 /** Held-out within-level rank correlation with the unread content at or above which a read quantity moves with it. */
 export const DEPENDENCE = 0.5;
@@ -39,7 +39,7 @@ const TERMS = 3;
 type Column = Array<number | undefined>;
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
-/** The prompt's structure (no digits: a read number's own width must not move it): lines, list items, words, letters. */
+/** The prompt's structure (no digits: a read number's own width must not move it): lines, items, words, letters. */
 function structure(prompt: string): number[] {
   const text = prompt.slice(0, 50_000);
   const lines = text.split('\n');
@@ -197,7 +197,7 @@ function heldOutFit(
   return (scores[0] as number) / 2 + (scores[1] as number) / 2;
 }
 
-/** The held-out within-level rank correlation of the best quantity-feature pair chosen on the other fold; mean of two. */
+/** The held-out within-level rank correlation of the quantity-feature pair chosen on the other fold; mean of two. */
 function heldOutDependence(quantities: Column[], features: Column[], levels: number[], fold: number[]): number {
   const [q, f] = [quantities.map((c) => levelRanks(c, levels)), features.map((c) => levelRanks(c, levels))];
   const folds = [0, 1].map((g) => fold.flatMap((h, i) => (h === g ? [i] : [])));

@@ -55,7 +55,7 @@ export interface ReaderJudgement {
 
 const PEERS = 3;
 
-/** The rule with the most credit over `members`' own answers, the task's own rules passed over; ties go to the rule met first. */
+/** The rule with the most credit over `members' own answers, the task's own rules passed over (ties: first met). */
 function fitRule(family: PreparedFamily, members: number[]): string | null {
   const credit = new Map<string, number>();
   for (const i of members) for (const [rule, c] of family.fit(i)) credit.set(rule, (credit.get(rule) ?? 0) + c);
