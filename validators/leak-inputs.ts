@@ -11,8 +11,8 @@ export interface InputSample {
   nums: readonly number[];
   /** The prompt line of each of `nums` (same length), or empty where it could not be told. */
   lineOf: readonly number[];
-  /** The label of each of `nums` (prompt-numbers.ts: its unit or the word before it), or empty. */
-  labels: readonly string[];
+  /** The labels of each of `nums` (prompt-numbers.ts: its unit, the word before it, its line's words), or empty. */
+  labels: ReadonlyArray<readonly string[]>;
   prompt: string;
 }
 
@@ -33,7 +33,7 @@ const MIN_PAIRS = 12;
 /** The unread numbers at places from the start and the end that are features of their own. */
 const PLACES = 4;
 /** Labels whose unread numbers' sum is a feature of its own (those most instances print), and the fit's size. */
-const LABELS = 12;
+const LABELS = 24;
 const TERMS = 3;
 
 type Column = Array<number | undefined>;
@@ -58,7 +58,9 @@ function unreadFeatures(s: InputSample, read: ReadonlySet<number>, labels: reado
   const rows = [...byLine.values()].filter((r) => r.length >= 2);
   const column = (k: number) => sum(rows.map((r) => (k < 0 ? (r[r.length - 1] as number) : (r[k] ?? 0))));
   const labelled = (label: string) =>
-    s.labels.length === s.nums.length ? sum(s.nums.filter((_, i) => !read.has(i) && s.labels[i] === label)) : undefined;
+    s.labels.length === s.nums.length
+      ? sum(s.nums.filter((_, i) => !read.has(i) && s.labels[i]?.includes(label)))
+      : undefined;
   return [
     unread.length,
     s.nums.length,
@@ -76,7 +78,7 @@ function unreadFeatures(s: InputSample, read: ReadonlySet<number>, labels: reado
 /** The labels most instances print (in at least half of them), at most LABELS of them. */
 function commonLabels(samples: readonly InputSample[]): string[] {
   const seen = new Map<string, number>();
-  for (const s of samples) for (const l of new Set(s.labels)) if (l) seen.set(l, (seen.get(l) ?? 0) + 1);
+  for (const s of samples) for (const l of new Set(s.labels.flat())) seen.set(l, (seen.get(l) ?? 0) + 1);
   return [...seen]
     .filter(([, n]) => 2 * n >= samples.length)
     .sort((x, y) => y[1] - x[1])

@@ -1,5 +1,5 @@
 // The prompt's numbers as the arithmetic reader reads them: in order with their formats normalised (thousands
-// separators, digits spelled one by one), per line, and each with its label (the word that names it on its line).
+// separators, digits spelled one by one), per line, and each with its labels (the words that name it on its line).
 
 /** A number: sign, digits with thousands separators (",", "_", "'", thin and no-break spaces), decimals. */
 const NUMBER = /(?<![\w.])([+-]?)(\d{1,3}(?:[,_'\u202f\u00a0]\d{3})+|\d+)(\.\d+)?(?![\w])/g;
@@ -17,18 +17,24 @@ export function promptNumbers(prompt: string, max = 2_000): number[] {
 }
 
 /**
- * Each number's label, in the order of `promptNumbers`: the word right after it on its line (its unit: "34 km"), else
- * the last word before it on its line ("deposit 120.00", "fee: 9.00"), lower-cased; '' where its line has no word.
+ * Each number's labels, in the order of `promptNumbers`: the word right after it on its line (its unit: "34 km"), the
+ * last word before it ("deposit 120.00", "fee: 9.00") and every word of its line ("Ann lost 5 points"), lower-cased.
  */
-export function numberLabels(prompt: string, max = 2_000): string[] {
-  const out: string[] = [];
+export function numberLabels(prompt: string, max = 2_000): string[][] {
+  const out: string[][] = [];
   const text = head(prompt);
   for (const m of text.matchAll(NUMBER)) {
     const at = m.index as number;
-    const end = text.indexOf('\n', at);
-    const after = /^[ \t]*([A-Za-z%$€£]+)/.exec(text.slice(at + m[0].length, end < 0 ? undefined : end));
-    const before = /([A-Za-z]+)[^A-Za-z\d\n]*$/.exec(text.slice(text.lastIndexOf('\n', at) + 1, at));
-    out.push((after?.[1] ?? before?.[1] ?? '').toLowerCase());
+    const [start, stop] = [text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at)];
+    const line = text.slice(start, stop < 0 ? undefined : stop);
+    const after = /^[ \t]*([A-Za-z%$€£]+)/.exec(text.slice(at + m[0].length, stop < 0 ? undefined : stop));
+    const before = /([A-Za-z]+)[^A-Za-z\d\n]*$/.exec(text.slice(start, at));
+    const words = (line.match(/[A-Za-z]+/g) ?? []).map((w) => `~${w.toLowerCase()}`);
+    out.push([
+      ...(after ? [`>${(after[1] as string).toLowerCase()}`] : []),
+      ...(before ? [`<${(before[1] as string).toLowerCase()}`] : []),
+      ...new Set(words),
+    ]);
     if (out.length >= max) break;
   }
   return out;
