@@ -106,6 +106,15 @@ describe('leaks through formats and simple relations', () => {
       return episode(`<answer>${answer}</answer>`, make(answer, i), i, 1 + (i % 3));
     });
 
+  // A list of 3-12 weights (more at higher levels), each instance's drawn from its index.
+  const weightsOf = (i: number) =>
+    Array.from({ length: 3 * (1 + (i % 3)) + (i % 4) }, (_, k) => 1 + (((i + 5) * 7919 * (k + 3)) % 97));
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const listed = (make: (weights: number[], i: number) => string) =>
+    Array.from({ length: 60 }, (_, i) =>
+      episode(`<answer>${sum(weightsOf(i))}</answer>`, make(weightsOf(i), i), i, 1 + (i % 3)),
+    );
+
   it('finds the midpoint of two bounds, a sum, and a scaled check value', () => {
     const mid = pooled(
       sample((a, i) => `Values ${i} and ${i + 3} and ${2 * i}. The count is strictly between ${a - 1} and ${a + 1}.`),
@@ -113,11 +122,24 @@ describe('leaks through formats and simple relations', () => {
     );
     expect(mid?.rule).toMatch(/midpoint|from the end - 1|\+ 1/);
     expect((mid?.rate ?? 0) - (mid?.chance ?? 0)).toBeGreaterThan(0.9);
+    // A scaled check value is a leak where it stands for the task's work: 3 × the total of a list that grows with
+    // the level (leak-inputs.ts: the read number is fitted from the unread ones, and the unread content grows).
     const scaled = pooled(
-      sample((a, i) => `Stops ${i}, ${i + 1}, ${i + 2}. Three times the count is ${3 * a}.`),
+      listed((weights) => `Parcels ${weights.join(', ')} kg. Three times the total weight is ${3 * sum(weights)}.`),
       ARITHMETIC,
     );
     expect(scaled?.rule).toMatch(/divided by 3/);
+    expect((scaled?.rate ?? 0) - (scaled?.chance ?? 0)).toBeGreaterThan(0.9);
+  });
+
+  // The same words printed with a number that NOTHING in the prompt determines, at levels whose content does not
+  // grow: the relation reads the task's own input, so it is the task (a difficulty matter), not a leak.
+  it('leaves a lone scaled input that nothing in the prompt determines to the task', () => {
+    const lone = pooled(
+      sample((a, i) => `Stops ${i}, ${i + 1}, ${i + 2}. Three times the count is ${3 * a}.`),
+      ARITHMETIC,
+    );
+    expect(lone?.rule ?? '').not.toMatch(/divided by 3/);
   });
 
   // A product or quotient of two printed numbers with a unit factor fitted on half (redteam-st20 T6), at the
@@ -140,14 +162,24 @@ describe('leaks through formats and simple relations', () => {
     );
     expect(quotient?.rule).toMatch(/^the answer is 60 × .* divided by /);
     expect((quotient?.rate ?? 0) - (quotient?.chance ?? 0)).toBeGreaterThan(0.9);
+    // The header is the lines' totals (their units), the lines growing with the level: a leak.
     const product = pooled(
+      rated((i) => [
+        ((sum(weightsOf(i)) * minutes(i)) / 100).toFixed(2),
+        `Header: ${sum(weightsOf(i))} units at ${minutes(i)} cents. Lines ${weightsOf(i).join(', ')}.`,
+      ]),
+      ARITHMETIC,
+    );
+    expect(product?.rule).toMatch(/0\.01 × the 1\. number times the 2\. number/);
+    // The old synthetic header (two numbers nothing else in the prompt determines, lines that do not grow): the task.
+    const lone = pooled(
       rated((i) => [
         ((km(i) * minutes(i)) / 100).toFixed(2),
         `Header: ${km(i)} units at ${minutes(i)} cents. Lines ${i + 2}, ${(i % 9) + 1}, ${(i % 4) + 5}.`,
       ]),
       ARITHMETIC,
     );
-    expect(product?.rule).toMatch(/0\.01 × the 1\. number times the 2\. number/);
+    expect(lone?.rule ?? '').not.toMatch(/times the 2\. number/);
     const task = pooled(
       rated((i) => [
         ((60 * km(i)) / minutes(i)).toFixed(1),

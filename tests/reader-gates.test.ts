@@ -127,6 +127,35 @@ describe('gated readers', () => {
     expect(failing(tables(() => false)).gated).toEqual([]);
   });
 
+  it('reject a leak on the prompts of at most k lines, which no word, layout or line count names (st21 U2)', () => {
+    // An order of 4-24 lines; from the twelfth line on a line is half price, so the full-price subtotal printed last
+    // is the answer on the orders of at most 11 lines (about 38%), wrong on the others.
+    const orders = (printed: boolean, join = '\n') =>
+      Array.from({ length: 240 }, (_, i): ReaderSample => {
+        const lines = Array.from({ length: 4 + draw(i, 0, 21) }, (_, k) => [
+          1 + draw(i, 10 + k, 9),
+          20 + draw(i, 40 + k, 900),
+        ]);
+        const full = lines.reduce((s, [q, c]) => s + (q as number) * (c as number), 0);
+        const due = lines.reduce((s, [q, c], k) => s + ((q as number) * (c as number)) / (k >= 11 ? 2 : 1), 0);
+        const prompt = [
+          ...lines.map(([q, c], k) => `item ${NAMES[k % NAMES.length]}: ${q} x ${c}`),
+          printed ? `Subtotal at full price: ${full}` : 'End of order.',
+          'The amount due?',
+        ].join(join);
+        return { seed: i, level: 1 + (i % 8), reference: `<answer>${Math.round(due)}</answer>`, instance: { prompt } };
+      });
+    const leak = failing(orders(true));
+    expect(leak.ungated).toEqual([]);
+    expect(leak.gated.join('; ')).toMatch(/the prompts of at most 1[1-3] lines/);
+    expect(failing(orders(false)).gated).toEqual([]);
+    // The same order on one line: no line count tells the short orders, their count of numbers does.
+    const oneLine = failing(orders(true, '; '));
+    expect(oneLine.ungated).toEqual([]);
+    expect(oneLine.gated.join('; ')).toMatch(/the prompts of at most \d+ numbers/);
+    expect(failing(orders(false, '; ')).gated).toEqual([]);
+  });
+
   it('admit the twin (no shape prints the balance) and a sample whose numbers are all noise', () => {
     expect(failing(balanceSamples(() => false))).toEqual({ gated: [], ungated: [] });
     const noise = Array.from({ length: 240 }, (_, i): ReaderSample => {

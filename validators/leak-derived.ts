@@ -9,43 +9,14 @@
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
+import { type InputSample, isTaskInputs, type Read } from './leak-inputs.js';
+import { digitRuns, lineNumbers, numberLabels, promptNumbers } from './prompt-numbers.js';
+
+export { digitRuns, promptNumbers };
 
 const ANSWER = /^[+-]?\d+(\.\d+)?$/;
 const PLACES = 10;
 const SCALES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 100, 1000];
-
-/** The prompt's numbers in order, thousands separators (",", "_", "'", thin and no-break spaces) removed. */
-export function promptNumbers(prompt: string, max = 2_000): number[] {
-  const out: number[] = [];
-  const text = prompt.length > 50_000 ? prompt.slice(0, 50_000) : prompt;
-  for (const m of text.matchAll(/(?<![\w.])([+-]?)(\d{1,3}(?:[,_'\u202f\u00a0]\d{3})+|\d+)(\.\d+)?(?![\w])/g)) {
-    out.push(Number(`${m[1]}${(m[2] as string).replace(/[^\d]/g, '')}${m[3] ?? ''}`));
-    if (out.length >= max) break;
-  }
-  return out;
-}
-
-/** Runs of single digits joined by one separator ("4-0-9-3", "4 0 9 3", "4.0.9.3"), read as one number each. */
-export function digitRuns(prompt: string, max = 200): number[] {
-  const out: number[] = [];
-  const text = prompt.length > 50_000 ? prompt.slice(0, 50_000) : prompt;
-  for (const m of text.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])/g)) {
-    out.push(Number(m[0].replace(/[^\d]/g, '')));
-    if (out.length >= max) break;
-  }
-  return out;
-}
-
-/** The numbers of each line of the prompt that holds two or more (at most 200 lines). */
-function lineNumbers(prompt: string): number[][] {
-  const out: number[][] = [];
-  for (const line of prompt.slice(0, 50_000).split('\n')) {
-    const nums = promptNumbers(line, 50);
-    if (nums.length >= 2) out.push(nums);
-    if (out.length >= 200) break;
-  }
-  return out;
-}
 
 /** Places a rule reads: the k-th number from the start (k < PLACES) and from the end (PLACES + k). */
 function position(place: number, n: number): number {
@@ -141,8 +112,11 @@ interface Numbers {
   relations: number;
   /** Whether products and quotients with a fitted scale, fitted factors and offsets and sums are read (single-turn). */
   scaled: boolean;
-  /** The numbers of each line that holds two or more, in order. */
+  /** The numbers of each line that holds two or more, in order, and the prompt line each is. */
   lines: number[][];
+  lineIds: number[];
+  /** The prompt line of each of `nums` (empty where the prompt's numbers and its lines' do not agree). */
+  lineOf: number[];
 }
 
 /** A numeric answer and how far a value may sit from it and still print as it (half its last digit's unit). */
@@ -196,6 +170,18 @@ function scalesOf(raw: number, answer: Answer): number[] {
   const c = answer.value / raw;
   const out = [2, 3].map((d) => Number(c.toPrecision(d))).filter((k) => meets(k * raw, answer));
   return [...new Set(out)];
+}
+
+/** The indices of `p.nums` a rule reads and its value there (scale 1, no offset), or undefined where it reads none. */
+function readOf(id: number, p: Numbers): Read | undefined {
+  const { op, a, b } = opOf(id);
+  const value = valueOf(String(id), p);
+  if (value === undefined) return undefined;
+  const n = p.nums.length;
+  const i = position(a, op.sum === 'line' ? p.lines.length : n);
+  if (op.sum === 'run') return { indices: Array.from({ length: b }, (_, k) => i + k), value };
+  if (op.sum === 'line') return { indices: p.lineOf.flatMap((line, k) => (line === p.lineIds[i] ? [k] : [])), value };
+  return { indices: op.arity === 2 ? [i, position(b, n)] : [i], value };
 }
 
 /** Every rule that gives the answer on these numbers (each place named from the start and from the end). */
@@ -266,18 +252,43 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
         return { value: Number(a), half: 0.5 * 10 ** -((m[1]?.length ?? 1) - 1) };
       });
       if (answers.filter((a) => a !== null).length < 0.8 * samples.length) return null;
-      const numbers: Numbers[] = samples.map((e, i) =>
-        answers[i] === null
-          ? { nums: [], runs: [], words: [], relations, scaled, lines: [] }
-          : {
-              nums: promptNumbers(e.instance.prompt),
-              runs: digitRuns(e.instance.prompt),
-              words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt),
-              relations,
-              scaled,
-              lines: scaled ? lineNumbers(e.instance.prompt) : [],
-            },
-      );
+      const numbers: Numbers[] = samples.map((e, i) => {
+        if (answers[i] === null)
+          return { nums: [], runs: [], words: [], relations, scaled, lines: [], lineIds: [], lineOf: [] };
+        const nums = promptNumbers(e.instance.prompt);
+        const lines = scaled ? lineNumbers(e.instance.prompt) : { lines: [], lineIds: [], lineOf: [] };
+        return {
+          nums,
+          runs: digitRuns(e.instance.prompt),
+          words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt),
+          relations,
+          scaled,
+          ...lines,
+          lineOf: lines.lineOf.length === nums.length ? lines.lineOf : [],
+        };
+      });
+      // A relation that reads the task's own inputs is the task, not a shortcut past it (leak-inputs.ts).
+      const own = new Map<number, boolean>();
+      let inputs: InputSample[] | undefined;
+      const isTask = (id: number) => {
+        inputs ??= samples.map((e, i) => {
+          const labels = numberLabels(e.instance.prompt);
+          const p = numbers[i] as Numbers;
+          return {
+            level: e.level,
+            prompt: e.instance.prompt,
+            ...p,
+            labels: labels.length === p.nums.length ? labels : [],
+          };
+        });
+        const sample = inputs;
+        if (!own.has(id))
+          own.set(
+            id,
+            isTaskInputs(sample, (i) => readOf(id, numbers[i] as Numbers)),
+          );
+        return own.get(id) as boolean;
+      };
       return {
         *fit(i) {
           const answer = answers[i];
@@ -295,6 +306,11 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
           return (/[x+]/.test(rule) || op.sum ? meets(v, answer) : same(v, answer.value)) ? 1 : 0;
         },
         describe: (rule) => `the answer is ${ruleName(rule)} of the prompt (formats normalised)`,
+        task(rule) {
+          const id = parseRule(rule).id;
+          const op = opOf(id).op;
+          return scaled && op.arity !== 0 && OPS.indexOf(op) > 2 && isTask(id);
+        },
       };
     },
   };

@@ -1,5 +1,6 @@
 // Gates of the learned readers (readers.ts): the parts of a sample a policy can tell apart from the prompt alone
-// (the prompts with or without a word, with or without a line of one layout, of one line count), each a scope in
+// (the prompts with or without a word, with or without a line of one layout, of one line count, of at most or more
+// than k lines, numbers or words: a count's threshold), each a scope in
 // which a reader's rule is fitted on half and judged on the other half like a level, so a leak confined to one
 // prompt shape is judged on that shape instead of diluted by the others.
 import { lowerBound } from './stats.js';
@@ -20,6 +21,16 @@ export interface GateOptions {
 const MAX_FEATURES = 400; // per prompt
 const MAX_GATES = 600;
 const MAX_TEXT = 20_000;
+/** Thresholds a count is cut at (its distinct values, or as many quantiles), and gates they may add past MAX_GATES. */
+const MAX_CUTS = 16;
+const MAX_COUNT_GATES = 96;
+
+/** The cheap counts of a prompt a policy reads without solving: its lines, its numbers and its words. */
+const COUNTS: Array<[name: string, count: (text: string) => number]> = [
+  ['lines', (text) => text.split('\n').length],
+  ['numbers', (text) => (text.match(/\d+(?:[.,]\d+)?/g) ?? []).length],
+  ['words', (text) => (text.match(/\p{L}+/gu) ?? []).length],
+];
 
 /** A line's layout: runs of letters "a", runs of digits "#", spaces collapsed, other printable ASCII kept. */
 export function lineLayout(line: string): string {
@@ -67,8 +78,8 @@ export function promptGates(prompts: readonly string[], minShare: number): Gate[
   const low = Math.max(1, Math.ceil(minShare * n));
   const seen = new Set<string>();
   const gates: Gate[] = [];
-  const offer = (describe: string, members: number[]) => {
-    if (members.length < low || n - members.length < low || gates.length >= MAX_GATES) return;
+  const offer = (describe: string, members: number[], cap = MAX_GATES) => {
+    if (members.length < low || n - members.length < low || gates.length >= cap) return;
     const id = members.join(',');
     if (seen.has(id)) return;
     seen.add(id);
@@ -85,7 +96,31 @@ export function promptGates(prompts: readonly string[], minShare: number): Gate[
       prompts.map((_, i) => i).filter((i) => !has.has(i)),
     );
   }
+  // The counts' thresholds last, with room of their own: they never displace a feature's gate.
+  const cap = Math.min(gates.length, MAX_GATES) + MAX_COUNT_GATES;
+  for (const { describe, members } of countGates(prompts)) offer(describe, members as number[], cap);
   return gates;
+}
+
+/**
+ * A count's thresholds as gates (redteam-st21 U2, "at most 11 lines"): the prompts of at most k and of more than k,
+ * for k among the count's values (at most MAX_CUTS of them, spread as quantiles).
+ */
+function countGates(prompts: readonly string[]): Gate[] {
+  const out: Gate[] = [];
+  for (const [name, count] of COUNTS) {
+    const values = prompts.map((p) => count(p.slice(0, MAX_TEXT)));
+    const distinct = [...new Set(values)].sort((a, b) => a - b).slice(0, -1);
+    const step = Math.max(1, distinct.length / MAX_CUTS);
+    for (let c = 0; c < distinct.length; c += step) {
+      const k = distinct[Math.floor(c)] as number;
+      const low = values.flatMap((v, i) => (v <= k ? [i] : []));
+      const high = values.flatMap((v, i) => (v > k ? [i] : []));
+      out.push({ describe: `the prompts of at most ${k} ${name}`, members: low });
+      out.push({ describe: `the prompts of more than ${k} ${name}`, members: high });
+    }
+  }
+  return out;
 }
 
 /**
@@ -98,6 +133,7 @@ export function fitGatedRule(
   fit: (i: number) => Iterable<[string, number]>,
   minMembers: number,
   z: number,
+  task?: (rule: string) => boolean,
 ): { gate: Gate; rule: string } | null {
   const inHalf = new Set(members);
   const sizes = gates.map((g) => g.members.filter((i) => inHalf.has(i)).length);
@@ -124,7 +160,7 @@ export function fitGatedRule(
     for (const [rule, c] of byRule) {
       const size = sizes[k] as number;
       const bound = lowerBound(Math.min(1, c / size), size, z);
-      if (bound > top) [best, top] = [{ gate: gates[k] as Gate, rule }, bound];
+      if (bound > top && !task?.(rule)) [best, top] = [{ gate: gates[k] as Gate, rule }, bound];
     }
   return best;
 }

@@ -23,6 +23,8 @@ export interface PreparedFamily {
   /** What `rule` earns on sample `i` that is no sign of a shortcut (a code move on its examples): chance's floor. */
   floor?(rule: string, i: number): number;
   describe(rule: string): string;
+  /** Whether a rule, read over every sample, is the task's own computation rather than a shortcut: never fitted. */
+  task?(rule: string): boolean;
 }
 
 export interface ReaderFamily {
@@ -53,14 +55,12 @@ export interface ReaderJudgement {
 
 const PEERS = 3;
 
-/** The rule with the most credit over `members`' own answers; ties go to the rule met first. */
+/** The rule with the most credit over `members' own answers, the task's own rules passed over (ties: first met). */
 function fitRule(family: PreparedFamily, members: number[]): string | null {
   const credit = new Map<string, number>();
   for (const i of members) for (const [rule, c] of family.fit(i)) credit.set(rule, (credit.get(rule) ?? 0) + c);
-  let best: string | null = null;
-  let top = 0;
-  for (const [rule, c] of credit) if (c > top) [best, top] = [rule, c];
-  return best;
+  const ranked = [...credit].filter(([, c]) => c > 0).sort((x, y) => y[1] - x[1]);
+  return ranked.find(([rule]) => !family.task?.(rule))?.[0] ?? null;
 }
 
 /** The peers of member `at` of `members` whose answers chance is read against: the ones after it in turn. */
@@ -198,7 +198,7 @@ function judgeGated(
   const minMembers = Math.ceil((options.minShare * samples.length) / 2);
   const byGate = new Map<string, ReaderJudgement['gated'][number]>();
   halves.forEach((half, h) => {
-    const fitted = fitGatedRule(gates, half, family.fit, minMembers, options.z);
+    const fitted = fitGatedRule(gates, half, family.fit, minMembers, options.z, family.task);
     if (!fitted) return;
     const judged = fitted.gate.members.filter((i) => fold.get(i) === 1 - h);
     const entry = byGate.get(fitted.gate.describe) ?? { gate: fitted.gate.describe, rules: [], trials: [] };

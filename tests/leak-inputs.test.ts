@@ -1,0 +1,78 @@
+// The test that tells a relation's own inputs from a printed intermediate (validators/leak-inputs.ts): a number drawn
+// on its own in a prompt of fixed shape is the task's input; a subtotal of the lines, a signed balance of labelled
+// entries, a count, or any read while the unread content grows with the level is a shortcut past the task.
+import { describe, expect, it } from 'vitest';
+import { type InputSample, isTaskInputs, judgeInputs, type Read } from '../validators/leak-inputs.js';
+import { numberLabels, promptNumbers } from '../validators/prompt-numbers.js';
+
+const noise = (i: number, k: number) => ((i + 3) * 7919 * (k + 5)) % 997;
+/** Eighty samples over four levels: the prompt's lines from `lines`, then the read number alone on the last line. */
+function samples(
+  lines: (i: number, level: number) => string[],
+  read: (i: number, lines: string[]) => number,
+): InputSample[] {
+  return Array.from({ length: 80 }, (_, i) => {
+    const level = 1 + (i % 4);
+    const body = lines(i, level);
+    const prompt = [...body, `total ${read(i, body)}`].join('\n');
+    const nums = promptNumbers(prompt);
+    const lineOf = prompt.split('\n').flatMap((l, k) => promptNumbers(l).map(() => k));
+    return { level, nums, lineOf, labels: numberLabels(prompt), prompt };
+  });
+}
+const last =
+  (s: InputSample[]) =>
+  (i: number): Read => ({
+    indices: [(s[i] as InputSample).nums.length - 1],
+    value: (s[i] as InputSample).nums.at(-1) as number,
+  });
+/** 3-7 lines of two numbers each, as many at every level. */
+const rows = (i: number) =>
+  Array.from({ length: 3 + (i % 5) }, (_, k) => `${1 + (noise(i, k) % 9)} x ${noise(i, k + 20)}`);
+const numbersOf = (lines: string[]) => lines.map((l) => promptNumbers(l));
+
+describe('judgeInputs', () => {
+  it('reads a number drawn on its own, in a prompt whose shape does not grow, as the task', () => {
+    const s = samples(rows, (i) => noise(i, 99) + 1000);
+    expect(isTaskInputs(s, last(s))).toBe(true);
+  });
+
+  it('reads a subtotal of the lines, a sum of a column and a count as determined by the unread numbers', () => {
+    const products = samples(rows, (_, l) => numbersOf(l).reduce((a, [x, y]) => a + (x as number) * (y as number), 0));
+    expect(judgeInputs(products, last(products)).determined).toBeGreaterThan(0.9);
+    const column = samples(rows, (_, l) => numbersOf(l).reduce((a, [, y]) => a + (y as number), 0));
+    expect(judgeInputs(column, last(column)).determined).toBeGreaterThan(0.9);
+    const count = samples(rows, (_, l) => l.length * 10 + 1);
+    expect(isTaskInputs(count, last(count))).toBe(false);
+  });
+
+  it('fits a signed balance of labelled entries, whose rank moves with no plain aggregate (rt24 S1)', () => {
+    const ledger = (i: number) => {
+      const entries = Array.from({ length: 6 }, (_, k) => [
+        `- deposit ${noise(i, k)}`,
+        `- withdrawal ${noise(i, k + 9)}`,
+      ]);
+      return [
+        `opening balance: ${2000 + (noise(i, 40) % 50)}`,
+        ...entries.flat().sort((a, b) => noise(i, a.length) - noise(i, b.length)),
+      ];
+    };
+    const balance = samples(ledger, (_, l) =>
+      l.reduce((a, line) => a + (promptNumbers(line)[0] as number) * (line.includes('withdrawal') ? -1 : 1), 0),
+    );
+    const j = judgeInputs(balance, last(balance));
+    expect(j.determined).toBeGreaterThan(0.9);
+    expect(j.growth).toBeLessThan(0.5);
+  });
+
+  it('reads a number drawn on its own as a shortcut where the unread content grows with the level', () => {
+    const growing = samples(
+      (i, level) => rows(i).slice(0, 1 + level),
+      (i) => noise(i, 99) + 1000,
+    );
+    const j = judgeInputs(growing, last(growing));
+    expect(j.determined).toBeLessThan(0.5);
+    expect(j.growth).toBeGreaterThan(0.5);
+    expect(isTaskInputs(growing, last(growing))).toBe(false);
+  });
+});
