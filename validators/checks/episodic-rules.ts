@@ -25,6 +25,7 @@ import { issuedValues, sendsUnrevealed } from '../episodic/revealed.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
 import { scopedSteps } from '../episodic/scoped-rules.js';
 import { textsOf, toolTexts } from '../episodic/tool-texts.js';
+import { namedTools } from '../episodic/tool-words.js';
 import { sequenceOptions } from '../episodic/sequences.js';
 import {
   bookkeeping,
@@ -142,23 +143,22 @@ export const episodicRules: EpisodicCheck = {
       const candidates = names.filter((t) => t !== finish);
       // The prompt's and the description's rules, then each tool's description's rules about the other tools
       // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule), its
-      // parameters' texts with it (redteam-trust21 R9).
-      const text = `${r.prompt ?? ''}\n${ctx.meta.description}`;
+      // parameters' texts with it (redteam-trust21 R9); a tool named by what it does named too (tool-words.ts, R10).
+      const named = (text: string) => namedTools(text, ctx.meta.tools);
+      const text = named(`${r.prompt ?? ''}\n${ctx.meta.description}`);
       const shared = sharedSteps(text, candidates);
       // And the rules its replies state (a policy tool's, redteam-trust20 T8), each reply read like the prompt.
       const rules = [
         ...statedRules(text, candidates, sentencesOf(r.prompt ?? '').length),
         ...ctx.meta.tools.flatMap((t) =>
           statedRules(
-            toolTexts(t),
+            named(toolTexts(t)),
             candidates.filter((c) => c !== t.name),
           ),
         ),
-        ...repliesOf(r).flatMap((text) =>
-          statedRules(text, candidates).map((rule) => ({ ...rule, reply: true as const })),
-        ),
+        ...repliesOf(r).flatMap((t) => statedRules(t, candidates).map((rule) => ({ ...rule, reply: true as const }))),
       ];
-      const scoped = scopedSteps(textsOf(ctx.meta, r), candidates);
+      const scoped = scopedSteps(named(textsOf(ctx.meta, r)), candidates);
       return [
         ...[...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
           ablationsOf(r, i, rule, shared.has(rule.tool)).map((a) =>
@@ -284,9 +284,8 @@ export const episodicRules: EpisodicCheck = {
           return o?.ok === true && sendsUnrevealed(o, issued.get(a.of) ?? new Set());
         });
         // A merge paid is judged only where its number accumulates into the state (not a page, an offset: E5).
-        const paid = (a: Ablation, k: number) => scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6;
-        const asked = ablations.map((a, k) => recorded(a) && !blind[k] && paid(a, k));
-        for (const k of await unaccumulated(ablations, ctx.refs, asked, tools.run)) blind[k] = true;
+        const asked = ablations.map((a, k) => recorded(a) && !blind[k]);
+        for (const k of await unaccumulated(ablations, ctx.refs, outcomes, asked, tools.run)) blind[k] = true;
         const findings: Finding[] = [];
         // A removal of one call is judged only where every single removal of that step, in every episode, keeps the
         // score (a look-up the reference makes before an action the rule does not cover, an escalation, may go); of a

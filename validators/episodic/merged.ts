@@ -9,6 +9,7 @@ import { actionsOf, type Action } from './adversaries.js';
 import { tokensOf } from './probes.js';
 import { mentionAt, sentencesOf } from './stated-rules.js';
 import { toolTexts } from './tool-texts.js';
+import { namedTools } from './tool-words.js';
 
 /** One entity's calls merged: their places in the reference's log, the number they carry, the merged call's place. */
 export interface MergedGroup {
@@ -31,7 +32,7 @@ export interface MergedLog {
  */
 export function mergedLogs(meta: EpisodicMeta, r: Rollout, tools: readonly string[]): MergedLog[] {
   const acts = actionsOf(r);
-  const told = sentencesOf(`${r.prompt ?? ''}\n${meta.description}`);
+  const told = sentencesOf(namedTools(`${r.prompt ?? ''}\n${meta.description}`, meta.tools));
   return tools.flatMap((tool) => {
     const own = meta.tools.find((t) => t.name === tool);
     const text = [...told.filter((x) => mentionAt(x, tool) >= 0), ...(own ? [toolTexts(own)] : [])].join('\n');
@@ -172,14 +173,22 @@ export async function accumulating(
   });
 }
 
-/** The merged ablations (of those `asked`) whose first group does not accumulate: no evidence of a cap ignored. */
+/**
+ * The merged ablations (of those `asked` whose replay kept the reference's score) whose first group does not
+ * accumulate: no evidence of a cap ignored.
+ */
 export async function unaccumulated(
   ablations: ReadonlyArray<{ of: number; merged?: MergedLog }>,
   refs: readonly Rollout[],
+  outcomes: ReadonlyArray<RolloutResult | undefined>,
   asked: readonly boolean[],
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<number[]> {
-  const ks = ablations.flatMap((a, k) => (a.merged && asked[k] ? [k] : []));
+  const paid = (k: number, of: number) => {
+    const o = outcomes[k];
+    return o?.ok === true && o.score >= (refs[of]?.score ?? Number.POSITIVE_INFINITY) - 1e-6;
+  };
+  const ks = ablations.flatMap((a, k) => (a.merged && asked[k] && paid(k, a.of) ? [k] : []));
   const cases = ks.map((k) => ({
     ref: refs[ablations[k]?.of as number] as Rollout,
     merged: ablations[k]?.merged as MergedLog,
