@@ -2,9 +2,10 @@
 // that the reference takes and the environment records in its state is ablated on the adversary episodes:
 // every call of it removed (and with the calls it guards reshaped: validators/episodic/reshape.ts, amounts split
 // or merged), each of its first and last calls removed alone, and for an order rule its calls moved after what
-// they must precede. A log that still earns the reference's score (the moved log: and ends in the reference's
-// state) pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn
-// changes, is not judged: a score of the final state cannot require it.
+// they must precede; and a tool's calls on one entity merged past a number stated about it (a cap per call, judged
+// where the number accumulates: validators/episodic/merged.ts). A log that still earns the reference's score (the
+// moved log: and ends in the reference's state) pays a policy violation (zero tolerance). A step that changes
+// nothing, or only bookkeeping every turn changes, is not judged: a score of the final state cannot require it.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
@@ -17,12 +18,14 @@ import {
   switchesOf,
 } from '../episodic/free-choices.js';
 import { menuSplits } from '../episodic/menu.js';
+import { mergedAblations, unaccumulated, type MergedLog } from '../episodic/merged.js';
 import { onlyBookkeeping, recordedBeyondNeutral, type NeutralProbe } from '../episodic/neutral.js';
 import { reshapings } from '../episodic/reshape.js';
 import { issuedValues, sendsUnrevealed } from '../episodic/revealed.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
 import { scopedSteps } from '../episodic/scoped-rules.js';
 import { textsOf, toolTexts } from '../episodic/tool-texts.js';
+import { namedTools } from '../episodic/tool-words.js';
 import { sequenceOptions } from '../episodic/sequences.js';
 import {
   bookkeeping,
@@ -52,6 +55,8 @@ interface Ablation {
   shared?: boolean;
   /** A sentence lifts the step for some cases (validators/episodic/scoped-rules.ts). */
   scoped?: boolean;
+  /** The step's calls on one entity merged past a stated number (validators/episodic/merged.ts). */
+  merged?: MergedLog;
 }
 
 /** The ablations of one stated rule on a reference episode (nothing where the reference does not take the step). */
@@ -131,33 +136,37 @@ export const episodicRules: EpisodicCheck = {
   kinds: ['episodic'],
   plan(ctx) {
     const names = ctx.meta.tools.map((t) => t.name);
-    const ablations = ctx.adversaryEpisodes().flatMap((i) => {
+    const ablations = ctx.adversaryEpisodes().flatMap((i): Ablation[] => {
       const r = ctx.refs[i] as Rollout;
       if (!finished(r) || r.score < ctx.options.zeroToleranceCeiling) return [];
       const finish = actionsOf(r).at(-1)?.tool;
       const candidates = names.filter((t) => t !== finish);
       // The prompt's and the description's rules, then each tool's description's rules about the other tools
       // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule), its
-      // parameters' texts with it (redteam-trust21 R9).
-      const text = `${r.prompt ?? ''}\n${ctx.meta.description}`;
+      // parameters' texts with it (redteam-trust21 R9); a tool named by what it does named too (tool-words.ts, R10).
+      const named = (text: string) => namedTools(text, ctx.meta.tools);
+      const text = named(`${r.prompt ?? ''}\n${ctx.meta.description}`);
       const shared = sharedSteps(text, candidates);
       // And the rules its replies state (a policy tool's, redteam-trust20 T8), each reply read like the prompt.
       const rules = [
         ...statedRules(text, candidates, sentencesOf(r.prompt ?? '').length),
         ...ctx.meta.tools.flatMap((t) =>
           statedRules(
-            toolTexts(t),
+            named(toolTexts(t)),
             candidates.filter((c) => c !== t.name),
           ),
         ),
-        ...repliesOf(r).flatMap((text) =>
-          statedRules(text, candidates).map((rule) => ({ ...rule, reply: true as const })),
-        ),
+        ...repliesOf(r).flatMap((t) => statedRules(t, candidates).map((rule) => ({ ...rule, reply: true as const }))),
       ];
-      const scoped = scopedSteps(textsOf(ctx.meta, r), candidates);
-      return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
-        ablationsOf(r, i, rule, shared.has(rule.tool)).map((a) => (scoped.has(rule.tool) ? { ...a, scoped: true } : a)),
-      );
+      const scoped = scopedSteps(named(textsOf(ctx.meta, r)), candidates);
+      return [
+        ...[...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
+          ablationsOf(r, i, rule, shared.has(rule.tool)).map((a) =>
+            scoped.has(rule.tool) ? { ...a, scoped: true } : a,
+          ),
+        ),
+        ...mergedAblations(ctx.meta, r, i, candidates),
+      ];
     });
     // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards
     // reshaped (an amount split into parts that sum to it, in turn or interleaved; calls merged).
@@ -274,6 +283,9 @@ export const episodicRules: EpisodicCheck = {
           const o = outcomes[k];
           return o?.ok === true && sendsUnrevealed(o, issued.get(a.of) ?? new Set());
         });
+        // A merge paid is judged only where its number accumulates into the state (not a page, an offset: E5).
+        const asked = ablations.map((a, k) => recorded(a) && !blind[k]);
+        for (const k of await unaccumulated(ablations, ctx.refs, outcomes, asked, tools.run)) blind[k] = true;
         const findings: Finding[] = [];
         // A removal of one call is judged only where every single removal of that step, in every episode, keeps the
         // score (a look-up the reference makes before an action the rule does not cover, an escalation, may go); of a
