@@ -239,6 +239,7 @@ describe('what a stated bound bounds: the nearest named quantity (rt24 C1-C4)', 
     for (const [params, s] of [
       [['nums'], 'Return the count of numbers in nums below 1000.'],
       [['grid'], 'Compute the number of distinct paths through grid, which is at most 10^18.'],
+      [['nums'], 'Return the product of nums (which fits in 64 bits, at most 2^63).'],
     ] as const)
       expect(tied(s, [...params]), s).toEqual([]);
   });
@@ -285,6 +286,10 @@ describe('what a stated bound bounds: the nearest named quantity (rt24 C1-C4)', 
       expect(readBounds(s, [...params]).bounds, s).toEqual([]);
     expect(tied('Given a sequence of at most 10^5 integers pts, return x.', ['pts'])).toEqual(['length 100000 *']);
     expect(tied('The input consists of at most 10^5 integers.', ['pts'])).toEqual(['length 100000 *']);
+    // A noun the inputs are described with, not one the task makes them into, is no threshold of the task.
+    expect(tied('Given nums, with weights of at most 10^9, return the heaviest.', ['nums'])).toEqual([
+      'size 1000000000 nums',
+    ]);
   });
 
   it('binds every subject of a list that shares a bound in words (C4)', () => {

@@ -127,7 +127,7 @@ function computed(text: string, ws: readonly Word[], i: number, params: readonly
   if (IN_CALL.test(text.slice(Math.max(0, w.at - 20), w.at))) return true;
   if (/^[a-z](?:-th|th)$/i.test(w.word)) return true;
   const next = ws[i + 1]?.word ?? '';
-  if (i > 0 && /^[A-Z][a-z]+$/.test(w.word) && INPUTISH.test(next)) return true;
+  if (i > 0 && /^[A-Z][a-z]+$/.test(w.word) && !INPUTISH.test(w.word) && INPUTISH.test(next)) return true;
   if (paramOf(w.word, params) !== undefined) {
     // A parameter as a term of an expression ("nums[i] * k") names what the expression computes, not itself.
     const after = text.slice(w.at + w.word.length, w.at + w.word.length + 24).replace(/^\s*\[[^\]]{0,20}\]/, '');
@@ -138,13 +138,15 @@ function computed(text: string, ws: readonly Word[], i: number, params: readonly
 }
 
 /**
- * A noun of the task the bound measures, the one it follows ("into lines of at most 80 characters", "boxes holding
- * up to 1000 grams": rt24 C3): a plural that is no parameter, input word or measure, in a clause that gives nothing.
+ * A noun of the task the bound measures, the one it follows, that the task makes the inputs into ("wrap them into
+ * lines of at most 80 characters", "pack them into boxes holding up to 1000 grams": rt24 C3): no parameter, input word
+ * or measure, in a clause that gives nothing of the inputs.
  */
 function taskNoun(text: string, from: number, pos: number, params: readonly string[]): boolean {
   const stretch = text.slice(from, pos);
-  const noun = /\b([A-Za-z]{2,}s)\s+(?:of|holding|with|containing)\s*$/i.exec(stretch)?.[1];
-  if (noun === undefined || /\bgiven\b/i.test(stretch) || /^consists$/i.test(noun)) return false;
+  const into = /\binto\s+(?:[\w-]+\s+){0,3}?([A-Za-z]{2,})\s+(?:of|holding|with|containing)\s*$/i;
+  const noun = into.exec(stretch)?.[1];
+  if (noun === undefined || /\bgiven\b/i.test(stretch)) return false;
   return paramOf(noun, params) === undefined && !INPUTISH.test(noun) && !LENGTH_WORD.test(noun);
 }
 
@@ -214,13 +216,15 @@ export function subjectAt(text: string, pos: number, params: readonly string[], 
     return also.length > 0 ? { ...subject, also } : subject;
   }
   if (own === null && !symbol && taskNoun(text, clause, pos, params)) return { tie: 'none' };
-  // A bound that opens its clause, says input words or compares a symbol is attached to what it follows: the nearest
-  // parameter before it, even one a verb of the task governs ("Return the sum of ... nums (up to 20 values, each at
-  // most 10^9)": rt24 C1). Otherwise a parameter that is its clause's subject ("where nums has") ties the bound, and
-  // one that a verb of the task governs ("return F(n), which is below"), the verb itself or an output word before it
-  // ("The result fits in 64 bits: it is below 2^63") makes it the output's.
-  const attached = own !== null || ws.length === 0 || symbol;
+  // A bound that opens its clause right after a parameter, says input words or compares a symbol is attached to what
+  // it follows: the nearest parameter before it, even one a verb of the task governs ("Return the sum of ... of nums
+  // (up to 20 values, each at most 10^9)": rt24 C1). Otherwise a parameter that is its clause's subject ("where nums
+  // has") ties the bound, and one that a verb of the task governs ("return F(n), which is below"), the verb itself or
+  // an output word before it ("The result fits in 64 bits: it is below 2^63") makes it the output's.
   const rest = words(text, sentence, clause);
+  const follows = rest.at(-1);
+  const opens = ws.length === 0 && follows !== undefined && paramOf(follows.word, params) !== undefined;
+  const attached = own !== null || opens || symbol;
   let verb = false;
   for (let i = rest.length - 1; i >= 0; i--) {
     const w = rest[i] as Word;
