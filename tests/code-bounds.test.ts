@@ -1,7 +1,8 @@
 // The stated bounds of a code statement (validators/code/bounds.ts) and the check that the top level's hidden tests
 // reach them (checks/code-bounds.ts): bounds written several ways, lengths told from values, statements with no
 // upper bound (or bounds on what is no argument) finding nothing; bounds of the output, of an aggregate or of no
-// subject left untied (rt22 F1), the constraint notation read whole and an unreadable bound counted (rt22 F3).
+// subject left untied (rt22 F1), the constraint notation read whole and an unreadable bound counted (rt22 F3), and a
+// bound's subject as the nearest named quantity: attached, computed, the task's own noun, a list (rt24 C1-C4).
 import { describe, expect, it } from 'vitest';
 import { reached, unreached } from '../validators/checks/code-bounds.js';
 import { readBounds, statedBounds, statedNumber } from '../validators/code/bounds.js';
@@ -208,6 +209,104 @@ describe('the constraint notation (rt22 F3)', () => {
     expect(statedBounds('Given nums, k <= 100', ['nums', 'k'])).toEqual([expect.objectContaining({ param: 1 })]);
     const bulleted = statedBounds('Constraints:\n- 1 <= n <= 10^5\n- 1 <= m <= 10', ['n', 'm']);
     expect(bulleted).toContainEqual(expect.objectContaining({ param: 0, bound: 1e5 }));
+  });
+});
+
+describe('what a stated bound bounds: the nearest named quantity (rt24 C1-C4)', () => {
+  const tied = (s: string, params: string[]) =>
+    statedBounds(s, params).map((b) => `${b.of} ${b.bound} ${b.param === undefined ? '*' : params[b.param]}`);
+  it('ties a bound attached to a parameter to it, whatever verb of the task came before (C1)', () => {
+    for (const [params, s, expected] of [
+      [
+        ['nums'],
+        'Return the sum of the products of adjacent values of nums (up to 20 values, each at most 10^9).',
+        ['length 20 nums', 'value 1000000000 nums'],
+      ],
+      [
+        ['nums'],
+        'Compute the maximum subarray sum of nums (length up to 10^5, values up to 10^4 in absolute value).',
+        ['length 100000 nums', 'value 10000 nums'],
+      ],
+      [['s'], 'Return the longest palindromic substring of s, whose length is at most 1000.', ['length 1000 s']],
+      [['nums'], 'Return the largest product of two values of nums, each at most 10^9.', ['value 1000000000 nums']],
+      [['nums'], 'Return the sum of nums (each at most 10^9).', ['value 1000000000 nums']],
+      // A symbol of its own is compared, not governed by the verb: "n <= 10^5" bounds n.
+      [['nums'], 'Return the sum of nums (n <= 10^5).', ['size 100000 nums']],
+      [['nums'], 'Return the sum (n <= 10^5).', ['size 100000 *']],
+    ] as const)
+      expect(tied(s, [...params]), s).toEqual(expected);
+    // What the verb itself governs stays the task's: a threshold of the task, a relative clause after a result.
+    for (const [params, s] of [
+      [['nums'], 'Return the count of numbers in nums below 1000.'],
+      [['grid'], 'Compute the number of distinct paths through grid, which is at most 10^18.'],
+      [['nums'], 'Return the product of nums (which fits in 64 bits, at most 2^63).'],
+    ] as const)
+      expect(tied(s, [...params]), s).toEqual([]);
+  });
+
+  it('leaves a bound on a quantity computed from the inputs untied (C2)', () => {
+    for (const [params, s] of [
+      [
+        ['ns'],
+        'Given ns (each 1 <= n <= 90), return F(n) for each n. Every Fibonacci number up to F(90) is below 2^63.',
+      ],
+      [['n'], 'Return the n-th Fibonacci number. The n-th Fibonacci number is below 2^63.'],
+      [['n'], 'Given n, return the number of ways to climb n stairs. The number of ways is less than 10^15.'],
+      [['n'], 'Constraints: 1 <= n <= 90\nThe result fits in 64 bits: it is below 2^63.'],
+      [['n'], 'Given n, return F(n), where F(n) < 2^63.'],
+      [['nums', 'k'], 'Given nums and k, return (nums[i] * k) modulo 1000000007 for each i, each in [0, 1000000006].'],
+    ] as const) {
+      const read = readBounds(s, [...params]);
+      expect(
+        read.bounds.map((b) => b.bound),
+        s,
+      ).not.toContain(2 ** 63);
+      expect(
+        read.bounds.filter((b) => b.bound >= 1e9),
+        s,
+      ).toEqual([]);
+      expect(read.untied.length, s).toBeGreaterThan(0);
+    }
+    // The inputs' own elements stay the inputs, however qualified.
+    expect(tied('Given nums, return the sum. Every positive value is below 10^9.', ['nums'])).toEqual([
+      'value 1000000000 *',
+    ]);
+    expect(tied('Given n, return the number of ways. The number of items is at most 50.', ['n'])).toEqual([
+      'length 50 *',
+    ]);
+  });
+
+  it("leaves a noun of the task's own bound untied, the inputs' bounds tied (C3)", () => {
+    for (const [params, s] of [
+      [['words'], 'Given a list words, wrap them greedily into lines of at most 80 characters; return the lines.'],
+      [['text'], 'Given text, split it into SMS parts of at most 160 characters each and return the count.'],
+      [['items'], 'Given items, pack them in order into boxes holding up to 1000 grams each; return the boxes.'],
+      [['nums'], 'Given nums, group consecutive values into chunks of at most 50 items and return the chunks.'],
+    ] as const)
+      expect(readBounds(s, [...params]).bounds, s).toEqual([]);
+    expect(tied('Given a sequence of at most 10^5 integers pts, return x.', ['pts'])).toEqual(['length 100000 *']);
+    expect(tied('The input consists of at most 10^5 integers.', ['pts'])).toEqual(['length 100000 *']);
+    // A noun the inputs are described with, not one the task makes them into, is no threshold of the task.
+    expect(tied('Given nums, with weights of at most 10^9, return the heaviest.', ['nums'])).toEqual([
+      'size 1000000000 nums',
+    ]);
+  });
+
+  it('binds every subject of a list that shares a bound in words (C4)', () => {
+    for (const [params, s] of [
+      [['n', 'm'], 'Given n and m, return the grid paths. n and m are at most 16.'],
+      [['n', 'm', 'k'], 'n, m and k are both at most 16.'],
+      [['a', 'b'], 'Each a[i] and b[i] is positive, no more than 16.'],
+      [['a', 'b'], 'Given lists a and b (each at most 16), return their dot product.'],
+    ] as const)
+      expect(new Set(statedBounds(s, [...params]).map((b) => b.param)), s).toEqual(new Set(params.keys()));
+    // A subject alone, or a list without a word that shares the bound, keeps it to the last.
+    expect(statedBounds('Given nums, k is at most 100.', ['nums', 'k'])).toEqual([
+      expect.objectContaining({ param: 1 }),
+    ]);
+    expect(statedBounds('Given n and m at most 16, return x.', ['n', 'm'])).toEqual([
+      expect.objectContaining({ param: 1 }),
+    ]);
   });
 });
 

@@ -74,9 +74,12 @@ function atomSubject(
   params: readonly string[],
 ): Subject {
   if (/[\w)\]]\s*[*+/-]\s*$/.test(text.slice(Math.max(0, at - 12), at))) return { tie: 'aggregate' };
+  // An argument of a function the statement names ("F(n) < 2^63") is no input's bound: a computed quantity (rt24 C2).
+  if (/(?<![\w$])[A-Za-z_$][\w$]*\($/.test(text.slice(Math.max(0, at - 20), at))) return { tie: 'output' };
   const param = nameParam(atom.name, params);
   if (param !== undefined) return { tie: 'param', param, of: atom.of ?? 'value' };
-  const s = subjectAt(text, at, params);
+  // A symbol of its own ("n <= 10^5") is compared, not governed by a verb of the task (rt24 C1).
+  const s = subjectAt(text, at, params, true);
   return atom.of !== undefined && (s.tie === 'param' || s.tie === 'any') ? { ...s, of: atom.of } : s;
 }
 
@@ -121,9 +124,13 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
       return;
     }
     if (subject.tie === 'param' || subject.tie === 'any') {
-      const b: StatedBound = { of: count ? 'length' : subject.of, bound };
-      if (subject.tie === 'param') b.param = subject.param;
-      if (!out.bounds.some((o) => o.of === b.of && o.bound === bound && o.param === b.param)) out.bounds.push(b);
+      // A list of subjects shares the bound ("n and m are at most 16": rt24 C4).
+      const of = count ? 'length' : subject.of;
+      const tied = subject.tie === 'param' ? [...(subject.also ?? []), subject.param] : [undefined];
+      for (const param of tied) {
+        const b: StatedBound = param === undefined ? { of, bound } : { of, bound, param };
+        if (!out.bounds.some((o) => o.of === b.of && o.bound === bound && o.param === b.param)) out.bounds.push(b);
+      }
     } else if (!out.untied.some((o) => o.bound === bound && o.subject === subject.tie))
       out.untied.push({ bound, subject: subject.tie });
   };
