@@ -67,14 +67,14 @@ describe("V22-1: a sample the service 'draws' at the client's environment, level
 });
 
 describe('V22-2: an answer nobody reads is charged to no one', () => {
-  it('V22-2: unread /v1/sample answers grow the service by about their size each, with no bound', async () => {
-    expect(status('V22-2')).toBe('open');
+  it("V22-2: unread /v1/sample answers hold their client's share, and past it the client is refused", async () => {
+    expect(status('V22-2')).toBe('closed');
     const r = await runScript('slow-reader.mjs', ['unread', '8', '8192', '0'], 400_000);
-    expect(r.statuses, JSON.stringify(r)).toEqual(Array(8).fill('200'));
+    // Closed: the first ~107 MB answer is the client's (over its share, alone); the rest are refused 503, no growth.
+    expect(r.statuses, JSON.stringify(r)).toEqual(['200', ...Array(7).fill('503')]);
     const rss = r.rssMbAfterEach as number[];
-    // Open: each unread ~107 MB answer stays in the process (control: flat); none is evicted or refused.
-    expect((rss.at(-1) as number) - (rss[1] as number), JSON.stringify(r)).toBeGreaterThan(400);
-    expect(r.after).toMatchObject({ health: { status: 200 } });
+    expect((rss.at(-1) as number) - (rss[1] as number), JSON.stringify(r)).toBeLessThan(300);
+    expect(r.after).toMatchObject({ health: { status: 200 }, verify: { status: 200 } });
   }, 450_000);
 
   it('V22-2 control: the same answers read to their end leave the service flat', async () => {

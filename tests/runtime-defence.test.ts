@@ -194,9 +194,9 @@ describe('envforge serve: runtime defence', () => {
 });
 
 describe("envforge serve: a failure in a sample the service drew is the client's draw (V21-3, V22-1)", () => {
-  it("a select without a seed meeting a rare failure is the client's vote; a level failing everywhere quarantines", async () => {
-    // Generate throws at about one seed in ten of level 3 (tenth-product), or at every seed of level 3: the service drew
-    // the 200 seeds, but the client chose the environment, the level and the count.
+  it("a seedless select's rare failure is the client's vote; a level failing everywhere quarantines", async () => {
+    // Generate throws at about one seed in ten of level 3 (tenth-product), or at every seed of level 3: the service
+    // drew the 200 seeds, but the client chose the environment, the level and the count.
     const tenth = productEnv('tenth-product', "if (level === 3 && rng.int(1, 10) === 1) throw new Error('no stock');");
     const broken = productEnv('broken-product', "if (level === 3) throw new Error('no stock');");
     const drawnDir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-drawn-')), 'lib');
