@@ -132,3 +132,39 @@ describe("V22-3: the host's own addresses are other clients", () => {
     expect(r.victimAfter).toBe('scored');
   }, 300_000);
 });
+
+describe("V22-4: a module's prose writes lines of the operator's terminal", () => {
+  it("V22-4: library show prints a description's line feeds: a fake hash line above the real one", async () => {
+    expect(status('V22-4')).toBe('open');
+    const r = await runScript('description-show.mjs', ['description-lines.js'], 120_000);
+    expect(r.admitted, JSON.stringify(r)).toBe('admitted');
+    // Open: the module's own lines stand beside the CLI's (two hash lines, a quarantine note).
+    expect(r.hashLines).toBe(2);
+    expect(r.quarantineLines).toBe(1);
+  }, 150_000);
+
+  it('V22-4 control: the same words on one line stay inside the description', async () => {
+    const r = await runScript('description-show.mjs', ['description-plain.js'], 120_000);
+    expect(r.admitted, JSON.stringify(r)).toBe('admitted');
+    expect(r.hashLines).toBe(1);
+    expect(r.quarantineLines).toBe(0);
+  }, 150_000);
+});
+
+describe("V22-5: a client's failing responses are kept whole, 100 per environment", () => {
+  it('V22-5: 8 distinct 1 MB responses to each of 2 environments keep 16 MB in the library', async () => {
+    expect(status('V22-5')).toBe('open');
+    const r = await runScript('incident-disk.mjs', ['nested-sum.js', '2', '8'], 240_000);
+    expect(r.codes, JSON.stringify(r)).toEqual({ E_THROWN: 16 });
+    // Open: every failing response is kept whole (retention bounds it per environment and client, at 100).
+    expect(r.incidentsKept).toBe(16);
+    expect(r.libraryMbAfter as number).toBeGreaterThanOrEqual(14);
+  }, 300_000);
+
+  it('V22-5 twin: the iterative walk scores the same responses and keeps nothing', async () => {
+    const r = await runScript('incident-disk.mjs', ['nested-sum-twin.js', '2', '8'], 240_000);
+    expect(r.codes, JSON.stringify(r)).toEqual({ scored: 16 });
+    expect(r.incidentsKept).toBe(0);
+    expect(r.libraryMbAfter as number).toBeLessThan(2);
+  }, 300_000);
+});
