@@ -2,9 +2,9 @@
 // the client's from its serialisation until it is flushed or its connection closes, under the same share and budget
 // as request bodies (body-budget.ts), so a client that asks for large answers and does not read them is refused more
 // work (503 before it) instead of holding unbounded memory.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BodyBudget } from './body-budget.js';
-import { requestClient } from './clients.js';
+import { clientAddress } from './client-address.js';
 import { ServeError } from './options.js';
 
 /** The bytes of a payload as onSend sees it: a string or a Buffer (a stream is written with back-pressure: 0). */
@@ -12,6 +12,9 @@ function sizeOf(payload: unknown): number {
   if (typeof payload === 'string') return Buffer.byteLength(payload);
   return Buffer.isBuffer(payload) ? payload.length : 0;
 }
+
+/** The principal a request's answer is charged to: its client's, or its address where its client was refused (a 401). */
+const principalOf = (request: FastifyRequest) => request.envforgeClient?.principal ?? clientAddress(request.ip);
 
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
 
@@ -47,7 +50,7 @@ export function registerAnswerBudget(app: FastifyInstance, budget: BodyBudget): 
   const of = (principal: string) => pending.get(principal) ?? { answers: 0, bytes: 0 };
   app.addHook('preHandler', async (request, reply) => {
     if (reply.sent) return;
-    const principal = requestClient(request).principal;
+    const principal = principalOf(request);
     const held = of(principal);
     if (held.answers > 0 && held.bytes >= budget.clientBytes) {
       reply.header('connection', 'close');
@@ -57,7 +60,7 @@ export function registerAnswerBudget(app: FastifyInstance, budget: BodyBudget): 
   app.addHook('onSend', async (request, reply, payload) => {
     const bytes = sizeOf(payload);
     if (bytes === 0) return payload;
-    const principal = requestClient(request).principal;
+    const principal = principalOf(request);
     const held = of(principal);
     let hold: ReturnType<BodyBudget['reserve']>;
     try {
