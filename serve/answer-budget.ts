@@ -13,7 +13,7 @@ function sizeOf(payload: unknown): number {
   return Buffer.isBuffer(payload) ? payload.length : 0;
 }
 
-/** The principal a request's answer is charged to: its client's, or its address where its client was refused (a 401). */
+/** The principal an answer is charged to: its client's, or its address where its client was refused (a 401). */
 const principalOf = (request: FastifyRequest) => request.envforgeClient?.principal ?? clientAddress(request.ip);
 
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
