@@ -5,13 +5,13 @@ import type { IncidentRecord } from './contract.js';
 
 /**
  * Quarantine at the environment's first confirmed incident (a failure no client input reached: the reference,
- * a reset, generate, at a seed the service drew, failing again alone in a fresh isolate; validation found zero in
- * thousands of calls), or at its third such incident of any kind (unconfirmed ones may be a loaded host's timeouts,
- * which one or two of do not prove; three on one environment version are no longer chance). A failure a client's
- * input reached is that client's, confirmed or not (it never counts toward those), and so is a failure of the
- * instance itself at a seed and level the client chose (V21-3: the seed is input too); it quarantines only when that
- * many independent clients (client tokens or normalised addresses, serve/clients.ts) reached it, confirmed, with one
- * code.
+ * a reset, generate, at the seeds the service drew for its own re-runs, failing again alone in a fresh isolate;
+ * validation found zero in thousands of calls), or at its third such incident of any kind (unconfirmed ones may be a
+ * loaded host's timeouts, which one or two of do not prove; three on one environment version are no longer chance). A
+ * failure a client's input reached is that client's, confirmed or not (it never counts toward those), and so is a
+ * failure of the instance itself at a seed and level the client chose or drew (V21-3, V22-1: the seed is input too); it
+ * quarantines only when that many independent clients (client tokens, and every client without one as one voter:
+ * serve/clients.ts) reached it, confirmed, with one code.
  */
 export const QUARANTINE_POLICY = { confirmed: 1, incidents: 3, clients: 3 } as const;
 

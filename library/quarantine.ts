@@ -49,12 +49,6 @@ export interface Misbehaviour {
    * independent-clients rule.
    */
   client?: string;
-  /**
-   * The service drew this seed and level itself (a sample's selection without a client's seed): a failure there that
-   * no client input reached is the environment's own. Absent, the client chose them (a create, an item, a sample's
-   * seed), and such a failure is the environment's own only where a re-run at a seed the service draws meets it too.
-   */
-  drawn?: boolean;
 }
 
 /** The tally of a hash in a map of them, made when missing. */

@@ -59,10 +59,13 @@ export class BodyBudget {
     readonly clientBytes: number,
   ) {}
 
-  /** Opens a hold of `bytes` (a declared Content-Length, or 0) for `principal`, or throws a 503 ServeError. */
-  reserve(principal: string, bytes: number, holder: BodyHolder): Hold {
+  /**
+   * Opens a hold of `bytes` (a declared Content-Length, or 0) for `principal`, or throws a 503 ServeError; with `share`
+   * false only the total bounds it (a client's one answer may be larger than its share: answer-budget.ts).
+   */
+  reserve(principal: string, bytes: number, holder: BodyHolder, share = true): Hold {
     const hold = new Hold(principal, holder, this);
-    this.charge(hold, bytes);
+    this.charge(hold, bytes, share);
     let set = this.holds.get(principal);
     if (!set) this.holds.set(principal, (set = new Set()));
     set.add(hold);
@@ -74,10 +77,10 @@ export class BodyBudget {
     return this.perClient.get(principal) ?? 0;
   }
 
-  charge(hold: Hold, n: number): void {
+  charge(hold: Hold, n: number, share = true): void {
     if (hold.released || n <= 0) return;
     const mine = this.heldBy(hold.principal);
-    if (mine + n > this.clientBytes) this.refuse(hold, mine, n, `its share of ${mb(this.clientBytes)}`);
+    if (share && mine + n > this.clientBytes) this.refuse(hold, mine, n, `its share of ${mb(this.clientBytes)}`);
     if (this.stats.heldBytes + n > this.totalBytes) this.reclaimFor(hold.principal, mine + n, n);
     if (this.stats.heldBytes + n > this.totalBytes)
       this.refuse(hold, mine, n, `the service's ${mb(this.totalBytes)} for all clients' bodies`);

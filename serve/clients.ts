@@ -166,11 +166,17 @@ export function keyOwner(client: Client): string {
   return digest(client.key).toString('hex').slice(0, 32);
 }
 
+/** The one voter every client without a token is, whatever its address (V22-3). */
+export const ANONYMOUS_VOTER = 'anonymous';
+
 /**
- * A client as incidents keep it, for the independent-clients rule: a short hash of its principal (a client
- * token's name, or its normalised address), so the library holds no client addresses. Its X-Envforge-Client id
- * is left out: ids are self-declared, and one client naming itself three ways is still one client.
+ * A client as incidents keep it, for the independent-clients rule: a short hash of its client token's name (or the
+ * operator), so the library holds no client addresses. Independence is a property of credentials, not addresses: one
+ * process holds as many addresses as its host has (its IPv4, its IPv6 /64s, loopback), so every client without a
+ * token is one voter, ANONYMOUS_VOTER (V22-3). Its X-Envforge-Client id is left out: ids are self-declared, and one
+ * client naming itself three ways is still one client.
  */
 export function incidentClient(client: Client): string {
-  return `client:${digest(client.principal).toString('hex').slice(0, 12)}`;
+  const voter = client.trusted || client.principal.startsWith('token:') ? client.principal : ANONYMOUS_VOTER;
+  return `client:${digest(voter).toString('hex').slice(0, 12)}`;
 }

@@ -76,10 +76,12 @@ export interface Rerun {
 /**
  * Re-runs each environment's first failing call of a request and records the incident, its client always kept.
  * A failure the reference reaches without any client input (generate, a reset, the reference) is the instance's:
- * confirmed when the reference fails alone with the same code. It is the environment's own (its fn as it failed)
- * where the service drew the seed and level (`drawn`); at a seed or level the client chose (V21-3) only when a re-run
- * of the reference at a seed the service draws, at that level, fails with that code too (a failure everywhere:
- * atDrawnSeed), else that client's vote (CLIENT_SEED_FN). Any other is the input's (`inputFn`: RESPONSE_FN, or
+ * confirmed when the reference fails alone with the same code. Every identity a request reaches is its client's,
+ * listed or drawn by the service from the client's selection (V21-3, V22-1: the client chose the environment, the
+ * levels and the count, and a rate of one failure in N is met by N draws), so such a failure is the environment's
+ * own (its fn as it failed) only when the service's own re-runs of the reference, at DRAWN_CONFIRMATIONS seeds it
+ * draws at that level, all fail with that code too (a failure nearly everywhere: atDrawnSeeds), else that client's
+ * vote (CLIENT_SEED_FN). Any other is the input's (`inputFn`: RESPONSE_FN, or
  * ACTION_LOG_FN for an episode), confirmed only when the input alone fails with the same code; votes quarantine only
  * when independent clients reach one code, confirmed (library/quarantine.ts). An unconfirmed one (it failed only beside
  * other inputs, or on a loaded host; or the re-run could not run) never counts. A tripwire (E_ESCAPE_ATTEMPT) is the
@@ -106,10 +108,9 @@ export async function confirmAndRecord(
       }
       if (again.reference === null && m.response !== undefined)
         return log.record({ ...m, fn: inputFn }, again.input === m.code);
-      // No client input but the instance's identity: the environment's own where the service chose the instance.
+      // No client input but the instance's identity, which is the client's too: its vote, unless it fails everywhere.
       const confirmed = again.reference === m.code;
-      if (m.drawn) return log.record(m, confirmed);
-      const everywhere = confirmed ? await atDrawnSeed(m, rerun) : null;
+      const everywhere = confirmed ? await atDrawnSeeds(m, rerun) : null;
       if (everywhere) return log.record(everywhere, true);
       await log.record({ ...m, fn: CLIENT_SEED_FN, message: `${m.fn}: ${m.message}` }, confirmed);
     }),
@@ -117,15 +118,27 @@ export async function confirmAndRecord(
 }
 
 /**
- * A failure of the instance at a client's seed re-run without input at a seed the service draws (the level kept: a
- * level failing at every seed is the environment's): that failure, the environment's own, when the reference fails
- * there with the same code; else null. One draw costs what one instance the service drew would (V21-3).
+ * The service's own sample behind an environment's failure: its size is the service's, whatever the request's (V22-1),
+ * so a failure rarer than about one seed in two is never the environment's own however many draws a client asks for.
  */
-async function atDrawnSeed(m: Misbehaviour, rerun: (m: Misbehaviour) => Promise<Rerun>): Promise<Misbehaviour | null> {
+export const DRAWN_CONFIRMATIONS = 3;
+
+/**
+ * A failure of the instance at a client's identity re-run without input at DRAWN_CONFIRMATIONS seeds the service draws
+ * (the level kept: a level failing at every seed is the environment's), one after another: the first such failure,
+ * the environment's own, when the reference fails at every one with the same code; else null, at the first that runs.
+ * Each draw costs what one instance would, charged to the client's turn (V21-3).
+ */
+async function atDrawnSeeds(m: Misbehaviour, rerun: (m: Misbehaviour) => Promise<Rerun>): Promise<Misbehaviour | null> {
   const { response: _input, ...instance } = m;
-  const drawn: Misbehaviour = { ...instance, seed: randomInt(0, 2 ** 31), drawn: true };
-  const again = await rerun(drawn).catch(() => null);
-  return again?.reference === m.code ? drawn : null;
+  let first: Misbehaviour | null = null;
+  for (let k = 0; k < DRAWN_CONFIRMATIONS; k++) {
+    const drawn: Misbehaviour = { ...instance, seed: randomInt(0, 2 ** 31) };
+    const again = await rerun(drawn).catch(() => null);
+    if (again?.reference !== m.code) return null;
+    first ??= drawn;
+  }
+  return first;
 }
 
 /** Runs `work` with a deadline; resolves true when it finished in time (it keeps running otherwise). */

@@ -25,8 +25,6 @@ export interface EpisodeFailure {
   fn: string;
   /** The client whose actions these are. */
   client: Client;
-  /** The service drew the seed and level (defence.ts: a reset's failure there is the environment's own). */
-  drawn?: boolean;
 }
 
 /** Records the failure as an incident when its code is one (in the background: the client has its answer). */
@@ -41,7 +39,6 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     fn: f.fn,
     ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}),
     client: incidentClient(f.client),
-    ...(f.drawn ? { drawn: true } : {}),
   };
   // The budgets the failing episode had live: a call's for each turn it reached and one for the failing call.
   const budgetMs = replayBudgetMs(service.options.callTimeoutMs, f.actions.length + 1, f.meta.maxTurns + 1);

@@ -162,9 +162,8 @@ export function registerRoutes(
     }
     const release = service.acquire(identities.length, requestClient(request).principal);
     try {
-      // The identities are the service's own choice only when it drew them from a seed it chose (V21-3).
-      const drawn = body.select !== undefined && body.select.seed === undefined;
-      const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request), drawn);
+      // Drawn or listed, the identities are the client's: it chose the environment, the levels and the count (V22-1).
+      const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request));
       return seed === undefined ? { items } : { seed, items };
     } finally {
       release();

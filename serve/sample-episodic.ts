@@ -19,8 +19,8 @@ export interface EpisodicEntry {
 
 /**
  * Samples every entry of one episodic environment version; each item is filled in `out` at its index. The first item
- * that fails is `client`'s incident, as a create's reset would be (the environment's own only where the service
- * `drawn` the identities: defence.ts); its defence (re-runs, then the record) is what this resolves to.
+ * that fails is `client`'s incident, as a create's reset would be (whatever drew its seed: V22-1, defence.ts); its
+ * defence (re-runs, then the record) is what this resolves to.
  */
 export async function sampleEpisodic(
   service: Service,
@@ -28,7 +28,6 @@ export async function sampleEpisodic(
   reveal: boolean,
   out: SampledItem[],
   client: Client,
-  drawn: boolean,
 ): Promise<{ defending: Promise<void> }> {
   const record = (entries[0] as EpisodicEntry).record;
   const meta = parseEpisodicMeta(record.meta);
@@ -68,7 +67,7 @@ export async function sampleEpisodic(
     if (!r?.ok) {
       const failure = r && r.fn !== SANDBOX_FN ? { code: r.code, message: r.message, fn: r.fn } : null;
       if (failure && !defending)
-        defending = defendEpisode(service, { record, meta, ...id, ...failure, actions: [], client, drawn });
+        defending = defendEpisode(service, { record, meta, ...id, ...failure, actions: [], client });
       out[index] = {
         ...base,
         error: { code: r?.code ?? 'E_PROTOCOL', message: `${r?.fn ?? 'rollout'}: ${r?.message ?? 'no result'}` },

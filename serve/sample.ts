@@ -29,15 +29,15 @@ export type { SampledItem } from './schemas.js';
 
 /**
  * The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as
- * `client`'s; a failing item is that client's incident (the environment's own only where the service `drawn` the
- * identities: defence.ts), its defence awaited when the request is in time.
+ * `client`'s; a failing item is that client's incident (whatever drew its seed: the client sized the draw, V22-1;
+ * the environment's own only where the service's own re-run meets it too: defence.ts), its defence awaited when the
+ * request is in time.
  */
 export async function sampleItems(
   service: Service,
   identities: InstanceIdentity[],
   reveal: boolean,
   client: Client,
-  drawn: boolean,
 ): Promise<SampledItem[]> {
   const owner = client.key;
   const catalog = service.catalog;
@@ -76,7 +76,7 @@ export async function sampleItems(
   const episodicDefences: Array<Promise<void>> = [];
   const work = Promise.all([
     ...[...episodic.values()].map(async (entries) => {
-      const { defending } = await sampleEpisodic(service, entries, reveal, out, client, drawn);
+      const { defending } = await sampleEpisodic(service, entries, reveal, out, client);
       episodicDefences.push(defending);
     }),
     ...[...byModule.values()].map(async (indices) => {
@@ -116,7 +116,6 @@ export async function sampleItems(
               level: id.level,
               ...failed,
               client: incidentClient(client),
-              drawn,
             });
           out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
           return;

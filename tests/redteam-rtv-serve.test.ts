@@ -13,7 +13,7 @@ import { IncidentLog, type Misbehaviour } from '../library/quarantine.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { clientOf, credentials, incidentClient } from '../serve/clients.js';
-import { confirmAndRecord } from '../serve/defence.js';
+import { confirmAndRecord, DRAWN_CONFIRMATIONS } from '../serve/defence.js';
 import { Dispatcher } from '../serve/dispatcher.js';
 import { startServer } from '../serve/server.js';
 import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
@@ -153,13 +153,17 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
         Promise.reject(new Error('the sandbox is down')),
       );
       expect(log.quarantined(record.hash)).toBeNull();
-      // Failures the reference reaches without any client input, at seeds the service drew: the environment's own,
-      // three of any kind quarantine.
+      // Failures the reference reaches without any client input, at a client's identities (listed or drawn from its
+      // selection, V22-1) and not again at the service's own seeds: that client's votes, however many.
+      const { response: _r, ...instance } = failed(6, 'client:1');
       for (let seed = 6; seed <= 8; seed++)
-        await confirmAndRecord(log, [{ ...failed(seed, 'client:1'), drawn: true }], async () => ({
+        await confirmAndRecord(log, [{ ...instance, seed }], async () => ({
           reference: 'E_THROWN',
           input: 'E_THROWN',
         }));
+      expect(log.quarantined(record.hash)).toBeNull();
+      // The environment's own (export's, or the service's re-runs'): three of any kind quarantine, unconfirmed.
+      for (let seed = 9; seed <= 11; seed++) await log.record({ ...instance, seed, fn: 'generate' }, false);
       expect(log.quarantined(record.hash)).toMatch(/3 incidents in production/);
       await log.close();
     },
@@ -167,7 +171,7 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
 
   it(
     "V21-3 (the mechanism): the instance failing at a client's seed is that client's vote unless a re-run at a seed " +
-      "the service draws fails too; at a seed the service drew it is the environment's own",
+      "the service draws fails too (V22-1: at each of the service's own draws, whatever the request drew)",
     async () => {
       const record = { hash: 'h-v21-3', name: 'rare-reset', version: 1 } as EnvRecord;
       const BAD = 2_883_304_060;
@@ -205,11 +209,6 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
       await confirmAndRecord(log, [at('client:c')], rare);
       expect(log.quarantined(record.hash)).toMatch(/3 independent clients made it fail with E_THROWN/);
       await log.close();
-      // The same failure at a seed the service drew (its own selection) proves the module wrong at once.
-      const own = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
-      await confirmAndRecord(own, [{ ...at('client:a'), drawn: true }], rare);
-      expect(own.quarantined(record.hash)).toMatch(/E_THROWN in reset at seed 2883304060, .* again when re-run alone/);
-      await own.close();
       // An instance failing everywhere (a reset at every seed): the re-run at a drawn seed fails too, at once.
       const everywhere = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
       const always = async () => ({ reference: 'E_THROWN', input: 'E_THROWN' });
@@ -223,6 +222,17 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
       );
       expect(other.quarantined(record.hash)).toBeNull();
       await other.close();
+      // The service's sample is its own size (V22-1): failing at two of its three drawn seeds is still the client's.
+      const mostly = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
+      let draws = 0;
+      await confirmAndRecord(mostly, [at('client:a')], async (m) =>
+        m.seed === BAD || ++draws < DRAWN_CONFIRMATIONS
+          ? { reference: 'E_THROWN', input: null }
+          : { reference: null, input: null },
+      );
+      expect(draws).toBe(DRAWN_CONFIRMATIONS);
+      expect(mostly.quarantined(record.hash)).toBeNull();
+      await mostly.close();
     },
   );
 });

@@ -193,14 +193,16 @@ describe('envforge serve: runtime defence', () => {
   });
 });
 
-describe("envforge serve: a failure at a seed the service drew is the environment's own (V21-3)", () => {
-  it('a sample the service drew (select without a seed) meeting a failing instance quarantines at once', async () => {
-    // Generate throws at about one seed in ten of level 3: a client-chosen seed would be its vote, but here the
-    // service drew the 200 seeds itself.
+describe("envforge serve: a failure in a sample the service drew is the client's draw (V21-3, V22-1)", () => {
+  it("a seedless select's rare failure is the client's vote; a level failing everywhere quarantines", async () => {
+    // Generate throws at about one seed in ten of level 3 (tenth-product), or at every seed of level 3: the service
+    // drew the 200 seeds, but the client chose the environment, the level and the count.
     const tenth = productEnv('tenth-product', "if (level === 3 && rng.int(1, 10) === 1) throw new Error('no stock');");
+    const broken = productEnv('broken-product', "if (level === 3) throw new Error('no stock');");
     const drawnDir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-drawn-')), 'lib');
     const library = SqliteLibrary.open(drawnDir, { create: true });
     await library.admit(fakeAdmission(tenth, sampleMeta('tenth-product', { levels: 4 })));
+    await library.admit(fakeAdmission(broken, sampleMeta('broken-product', { levels: 4 })));
     await library.close();
     const drawn = await startServer({ libraryDir: drawnDir, port: 0, pool, reloadIntervalMs: 100 });
     try {
@@ -214,7 +216,10 @@ describe("envforge serve: a failure at a seed the service drew is the environmen
       expect(first, JSON.stringify(first).slice(0, 500)).toHaveProperty('items');
       expect(first.items.some((i) => i.error?.code === 'E_THROWN')).toBe(true);
       const after = await sample({ env: 'tenth-product', n: 1, levels: [1, 1] });
-      expect(after.items[0]?.error?.code).toBe('E_QUARANTINED');
+      expect(after.items[0]).not.toHaveProperty('error');
+      await sample({ env: 'broken-product', n: 5, levels: [3, 3] });
+      const gone = await sample({ env: 'broken-product', n: 1, levels: [1, 1] });
+      expect(gone.items[0]?.error?.code).toBe('E_QUARANTINED');
     } finally {
       await drawn.close();
     }

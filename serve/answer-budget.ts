@@ -1,0 +1,85 @@
+// The bytes of HTTP answers the service holds until the kernel has them, charged to their client (V22-2): an answer is
+// the client's from its serialisation until it is flushed or its connection closes, under the same share and budget
+// as request bodies (body-budget.ts), so a client that asks for large answers and does not read them is refused more
+// work (503 before it) instead of holding unbounded memory.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BodyBudget } from './body-budget.js';
+import { clientAddress } from './client-address.js';
+import { ServeError } from './options.js';
+
+/** The bytes of a payload as onSend sees it: a string or a Buffer (a stream is written with back-pressure: 0). */
+function sizeOf(payload: unknown): number {
+  if (typeof payload === 'string') return Buffer.byteLength(payload);
+  return Buffer.isBuffer(payload) ? payload.length : 0;
+}
+
+/** The principal an answer is charged to: its client's, or its address where its client was refused (a 401). */
+const principalOf = (request: FastifyRequest) => request.envforgeClient?.principal ?? clientAddress(request.ip);
+
+const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+
+/** The 503 of a client whose answers not yet read fill its share (or of an answer that does not fit beside them). */
+function unread(held: number, share: number, answer?: number): ServeError {
+  return new ServeError(
+    503,
+    'E_OVERLOADED',
+    `this client's answers not yet read hold ${mb(held)} of its share of ${mb(share)}` +
+      (answer === undefined
+        ? ''
+        : `, and this answer of ${mb(answer)} does not fit beside them (or in the service's)`) +
+      ': read its answers before asking for more, or ask for smaller ones',
+  );
+}
+
+/** The error answer of a refused request or answer, its connection closed (what it held goes with it). */
+function refusal(reply: FastifyReply, error: ServeError): string {
+  reply.code(error.status).header('retry-after', '1').header('connection', 'close');
+  reply.type('application/json; charset=utf-8');
+  return JSON.stringify({ error: { code: error.code, message: error.message } });
+}
+
+/**
+ * Charges every HTTP answer to its client in `budget` until it is flushed (`finish`) or its connection closes. A
+ * client's first unflushed answer is bounded only by the total (one answer may be larger than a share); past that, an
+ * answer over the client's share is replaced by a 503, and a request from a client whose unflushed answers already
+ * fill its share is refused 503 before any work.
+ */
+export function registerAnswerBudget(app: FastifyInstance, budget: BodyBudget): void {
+  /** Unflushed answers and their bytes, by principal. */
+  const pending = new Map<string, { answers: number; bytes: number }>();
+  const of = (principal: string) => pending.get(principal) ?? { answers: 0, bytes: 0 };
+  app.addHook('preHandler', async (request, reply) => {
+    if (reply.sent) return;
+    const principal = principalOf(request);
+    const held = of(principal);
+    if (held.answers > 0 && held.bytes >= budget.clientBytes) {
+      reply.header('connection', 'close');
+      throw unread(held.bytes, budget.clientBytes);
+    }
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const bytes = sizeOf(payload);
+    if (bytes === 0) return payload;
+    const principal = principalOf(request);
+    const held = of(principal);
+    let hold: ReturnType<BodyBudget['reserve']>;
+    try {
+      hold = budget.reserve(principal, bytes, { drop: () => reply.raw.destroy() }, held.answers > 0);
+    } catch (error) {
+      if (!(error instanceof ServeError)) throw error;
+      return refusal(reply, unread(held.bytes, budget.clientBytes, bytes));
+    }
+    hold.arrived();
+    pending.set(principal, { answers: held.answers + 1, bytes: held.bytes + bytes });
+    const release = () => {
+      if (hold.released) return;
+      hold.release();
+      const now = of(principal);
+      if (now.answers <= 1) pending.delete(principal);
+      else pending.set(principal, { answers: now.answers - 1, bytes: now.bytes - bytes });
+    };
+    reply.raw.once('finish', release);
+    reply.raw.once('close', release);
+    return payload;
+  });
+}
