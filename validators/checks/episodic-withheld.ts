@@ -30,7 +30,7 @@ import {
   type WithheldLog,
 } from '../episodic/withheld.js';
 import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
-import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
+import { replayOf, scoreOf, undoneLater, type EpisodicCheck } from './episodic.js';
 import { acceptedHidden, addedCallFinding } from './withheld-accepted.js';
 import { placeRouteCalls } from './withheld-routes.js';
 import { withheldTrials, type Trial } from './withheld-trials.js';
@@ -293,7 +293,7 @@ export const episodicWithheld: EpisodicCheck = {
           });
         }
         const results = await tools.run(
-          logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
+          logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true, keepState: true })),
         );
         // Recorded: the added call accepted by the host and changing the state, where the score is kept, as the world
         // then treats the entity or, where that reads as after a refusal, its own trace (accepted.ts: redteam-trust17
@@ -304,7 +304,9 @@ export const episodicWithheld: EpisodicCheck = {
           const r = results[k];
           return accepted(l, r) &&
             (r.changes?.[judgedAt(l)] ?? []).length > 0 &&
-            r.score >= (ctx.refs[l.of] as Rollout).score - 1e-9
+            r.score >= (ctx.refs[l.of] as Rollout).score - 1e-9 &&
+            // A change later calls overwrite (the reference re-books the request) ends in the reference's state.
+            !undoneLater(r, outcomes[ablations.length + episodes.indexOf(l.of)], r.changes?.[judgedAt(l)] ?? [])
             ? [k]
             : [];
         });

@@ -5,6 +5,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { runRollouts, type Rollout, type RolloutRequest, type RolloutResult } from '../../sandbox/rollouts.js';
 import type { StageContext } from '../context.js';
+import { differingPaths } from '../episodic/stated-rules.js';
 import type { EpisodicOptions } from '../options.js';
 import { judgeFindings, type Finding } from './rules.js';
 import { checksFor, type AnyCheck, type Check, type CheckContext } from './contract.js';
@@ -34,6 +35,19 @@ export const replayOf = (r: Rollout, actions: unknown[], extra: Partial<RolloutR
   policy: { type: 'replay', actions },
   ...extra,
 });
+
+/**
+ * Whether what a call of replay `r` changed (`changed`, paths as the runtime names them) ends as the `reference`
+ * replay's final state has it (both asked with keepState): the plan's later calls overwrote it (a booking the reference
+ * re-books), so the call left no decision for the score to read. Unsure (too many differences to list) is false.
+ */
+export function undoneLater(r: RolloutResult | undefined, reference: RolloutResult | undefined, changed: string[]) {
+  if (!r?.ok || !reference?.ok || r.state === undefined || reference.state === undefined || changed.length === 0)
+    return false;
+  const differs = differingPaths(reference.state, r.state);
+  const overlap = (d: string, c: string) => d === c || d.startsWith(`${c}.`) || c.startsWith(`${d}.`);
+  return differs.length < 32 && !differs.some((d) => changed.some((c) => overlap(d, c)));
+}
 
 export function episodicContext(stage: StageContext, meta: EpisodicMeta, refs: readonly Rollout[]): EpisodicContext {
   const memos = new Map<string, unknown>();
