@@ -83,12 +83,29 @@ describe('accumulating', () => {
   };
   it('holds for an amount added to the state, not for a page the state lists, nor a merged call refused', async () => {
     const refunds = [refund('O-1', 200), refund('O-1', 140)];
-    const pages = [1, 2, 3].map((page) => ({ tool: 'list_items', args: { page } }));
+    // Pages 3 and 4 under "5 per page" look like a cap obeyed (no part over 5, no more calls than the sum needs).
+    const pages = [3, 4].map((page) => ({ tool: 'list_items', args: { page } }));
     const cases = [
       { ref: ref(refunds), merged: logOf(refunds, 'refund', 'At most 200 a refund.') },
       { ref: ref(pages), merged: logOf(pages, 'list_items', '5 per page.') },
     ];
     expect(await accumulating(cases, world(false))).toEqual([true, false]);
     expect(await accumulating(cases.slice(0, 1), world(true))).toEqual([false]);
+  });
+
+  it('merges only past a number the references obey as a cap on every entity (redteam-s19 E1)', () => {
+    // Three pages make more calls than a sum of 6 needs under 5: no cap's split.
+    const pages = [1, 2, 3].map((page) => ({ tool: 'list_items', args: { page } }));
+    expect(mergedCalls(pages, 'list_items', '5 per page.')).toBeNull();
+    // Refunds by line past a $150 threshold: another reference refunds one line of $180, over the number.
+    const lines = [refund('O-1', 80), refund('O-1', 90)];
+    const text = 'Refund only the orders whose lines total $150 or more.';
+    expect(mergedCalls(lines, 'refund', text)).not.toBeNull();
+    expect(mergedCalls(lines, 'refund', text, [[refund('O-2', 180)]])).toBeNull();
+    expect(mergedCalls(lines, 'refund', text, [[refund('O-3', 60), refund('O-3', 50), refund('O-3', 70)]])).toBeNull();
+    // A cap the other references obey too: still merged.
+    expect(
+      mergedCalls(lines, 'refund', 'At most 150 a refund.', [[refund('O-2', 150), refund('O-2', 30)]]),
+    ).not.toBeNull();
   });
 });

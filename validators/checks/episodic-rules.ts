@@ -165,7 +165,7 @@ export const episodicRules: EpisodicCheck = {
             scoped.has(rule.tool) ? { ...a, scoped: true } : a,
           ),
         ),
-        ...mergedAblations(ctx.meta, r, i, candidates),
+        ...mergedAblations(ctx.meta, r, i, candidates, [...ctx.refs]),
       ];
     });
     // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards

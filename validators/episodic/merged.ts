@@ -30,20 +30,21 @@ export interface MergedLog {
  * The reference's log with each tool's calls merged past a number stated about that tool: in a sentence of the prompt
  * or the description that names it, or in its own texts (its description, its parameters').
  */
-export function mergedLogs(meta: EpisodicMeta, r: Rollout, tools: readonly string[]): MergedLog[] {
+export function mergedLogs(meta: EpisodicMeta, r: Rollout, tools: readonly string[], refs: readonly Rollout[] = []) {
   const acts = actionsOf(r);
+  const others = refs.filter((x) => x !== r).map((x) => actionsOf(x).slice(0, -1));
   const told = sentencesOf(namedTools(`${r.prompt ?? ''}\n${meta.description}`, meta.tools));
   return tools.flatMap((tool) => {
     const own = meta.tools.find((t) => t.name === tool);
     const text = [...told.filter((x) => mentionAt(x, tool) >= 0), ...(own ? [toolTexts(own)] : [])].join('\n');
-    const merged = mergedCalls(acts.slice(0, -1), tool, text);
+    const merged = mergedCalls(acts.slice(0, -1), tool, text, others);
     return merged ? [{ tool, ...merged, actions: [...merged.actions, acts.at(-1) as Action] }] : [];
   });
 }
 
 /** The merged logs of one reference episode as ablations of the rule the stated number makes of their tool. */
-export const mergedAblations = (meta: EpisodicMeta, r: Rollout, of: number, tools: readonly string[]) =>
-  mergedLogs(meta, r, tools).map((merged) => ({
+export const mergedAblations = (meta: EpisodicMeta, r: Rollout, of: number, tools: string[], refs: Rollout[]) =>
+  mergedLogs(meta, r, tools, refs).map((merged) => ({
     of,
     rule: { tool: merged.tool, sentence: merged.sentence, before: null },
     how: 'calls on one entity merged past a stated number',
@@ -57,6 +58,28 @@ const numbersOf = (text: string) =>
     .map(Number)
     .filter((n) => Number.isFinite(n));
 
+/** The calls of `tool` in `body` by entity (their arguments but numbers), each with the one number that varies. */
+function splitsOf(body: readonly Action[], tool: string) {
+  const byRest = new Map<string, number[]>();
+  body.forEach((a, i) => {
+    if (a.tool !== tool) return;
+    const rest = Object.entries(a.args).filter(([, v]) => typeof v !== 'number');
+    const key = JSON.stringify([rest, Object.keys(a.args).sort()]);
+    byRest.set(key, [...(byRest.get(key) ?? []), i]);
+  });
+  return [...byRest.values()].flatMap((at) => {
+    const calls = at.map((i) => body[i] as Action);
+    const first = calls[0] as Action;
+    const numeric = Object.keys(first.args).filter((n) => typeof first.args[n] === 'number');
+    const varying = numeric.filter((n) => calls.some((c) => c.args[n] !== first.args[n]));
+    // One number carries the parts (the others, a unit or a rate, the same on every call).
+    const arg = varying.length === 1 ? varying[0] : numeric.length === 1 ? numeric[0] : undefined;
+    if (arg === undefined || varying.length > 1) return [];
+    const parts = calls.map((c) => c.args[arg] as number);
+    return [{ at, first, arg, parts, sum: parts.reduce((t, x) => t + x, 0) }];
+  });
+}
+
 /**
  * `body` with the calls of `tool` on each entity merged (at the first, the sum of the one argument they differ in)
  * where some number of `text` is at least each part and less than the sum, and the sentence stating that number; null
@@ -66,29 +89,20 @@ export function mergedCalls(
   body: readonly Action[],
   tool: string,
   text: string,
+  others: ReadonlyArray<readonly Action[]> = [],
 ): { actions: Action[]; sentence: string; groups: MergedGroup[] } | null {
   const stated = numbersOf(text);
   let sentence = '';
-  const byRest = new Map<string, number[]>();
-  body.forEach((a, i) => {
-    if (a.tool !== tool) return;
-    const rest = Object.entries(a.args).filter(([, v]) => typeof v !== 'number');
-    const key = JSON.stringify([rest, Object.keys(a.args).sort()]);
-    byRest.set(key, [...(byRest.get(key) ?? []), i]);
-  });
-  const groups: Omit<MergedGroup, 'to'>[] = [];
+  const split = splitsOf(body, tool);
+  // A number caps one call only where the references obey it as one (redteam-s19 E1): on every entity of every
+  // reference, no part over it and no more calls than the sum needs (a split along an entity's lines is no cap's).
+  const all = [split, ...others.map((b) => splitsOf(b, tool))].flat();
+  const obeyed = (n: number) => all.every((g) => Math.max(...g.parts) <= n && g.parts.length <= Math.ceil(g.sum / n));
   const out = [...body];
-  for (const at of byRest.values()) {
-    const calls = at.map((i) => body[i] as Action);
-    const first = calls[0] as Action;
-    const numeric = Object.keys(first.args).filter((n) => typeof first.args[n] === 'number');
-    const varying = numeric.filter((n) => calls.some((c) => c.args[n] !== first.args[n]));
-    // One number carries the parts (the others, a unit or a rate, the same on every call).
-    const arg = varying.length === 1 ? varying[0] : numeric.length === 1 ? numeric[0] : undefined;
-    if (at.length < 2 || arg === undefined || varying.length > 1) continue;
-    const parts = calls.map((c) => c.args[arg] as number);
-    const sum = parts.reduce((s, x) => s + x, 0);
-    const cap = stated.find((n) => n >= Math.max(...parts) && n < sum);
+  const groups: Omit<MergedGroup, 'to'>[] = [];
+  for (const { at, first, arg, parts, sum } of split) {
+    if (at.length < 2) continue;
+    const cap = stated.find((n) => n >= Math.max(...parts) && n < sum && obeyed(n));
     if (cap === undefined) continue;
     sentence ||= sentencesOf(text).find((x) => numbersOf(x).includes(cap)) ?? '';
     out[at[0] as number] = { tool, args: { ...first.args, [arg]: sum } };
