@@ -39,6 +39,21 @@ const TERMS = 3;
 type Column = Array<number | undefined>;
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
+/** Per sample, once (every relation tried reads them): its structure, and the indices of its numbers by label. */
+const perSample = new WeakMap<InputSample, { structure: number[]; byLabel: Map<string, number[]> }>();
+function known(s: InputSample) {
+  let k = perSample.get(s);
+  if (!k) {
+    const byLabel = new Map<string, number[]>();
+    s.labels.forEach((ls, i) => {
+      for (const l of ls) byLabel.set(l, [...(byLabel.get(l) ?? []), i]);
+    });
+    k = { structure: structure(s.prompt), byLabel };
+    perSample.set(s, k);
+  }
+  return k;
+}
+
 /** The prompt's structure (no digits: a read number's own width must not move it): lines, items, words, letters. */
 function structure(prompt: string): number[] {
   const text = prompt.slice(0, 50_000);
@@ -59,7 +74,7 @@ function unreadFeatures(s: InputSample, read: ReadonlySet<number>, labels: reado
   const column = (k: number) => sum(rows.map((r) => (k < 0 ? (r[r.length - 1] as number) : (r[k] ?? 0))));
   const labelled = (label: string) =>
     s.labels.length === s.nums.length
-      ? sum(s.nums.filter((_, i) => !read.has(i) && s.labels[i]?.includes(label)))
+      ? sum((known(s).byLabel.get(label) ?? []).filter((i) => !read.has(i)).map((i) => s.nums[i] as number))
       : undefined;
   return [
     unread.length,
@@ -71,7 +86,7 @@ function unreadFeatures(s: InputSample, read: ReadonlySet<number>, labels: reado
     ...labels.map(labelled),
     ...Array.from({ length: PLACES }, (_, k) => unread[k]),
     ...Array.from({ length: PLACES }, (_, k) => unread[unread.length - 1 - k]),
-    ...structure(s.prompt),
+    ...known(s).structure,
   ];
 }
 
@@ -223,9 +238,9 @@ function growth(samples: readonly InputSample[], reads: ReadonlyArray<Read | und
     samples.map((s, i) => (reads[i] ? s.nums.length - new Set(reads[i]?.indices).size : undefined)),
     samples.map((s, i) => {
       const readLines = new Set(reads[i]?.indices.map((k) => s.lineOf[k]));
-      return reads[i] && s.lineOf.length ? s.prompt.split('\n').length - readLines.size : undefined;
+      return reads[i] && s.lineOf.length ? (known(s).structure[0] as number) - readLines.size : undefined;
     }),
-    samples.map((s, i) => (reads[i] ? (s.prompt.slice(0, 50_000).match(/[A-Za-z]/g) ?? []).length : undefined)),
+    samples.map((s, i) => (reads[i] ? known(s).structure[3] : undefined)),
   ];
   const flat = levels.map(() => 0);
   const levelRank = levelRanks(levels, flat);

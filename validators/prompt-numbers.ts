@@ -23,17 +23,25 @@ export function promptNumbers(prompt: string, max = 2_000): number[] {
 export function numberLabels(prompt: string, max = 2_000): string[][] {
   const out: string[][] = [];
   const text = head(prompt);
+  // Each line's words once (a long line holds many numbers), and the words beside a number within a short window, so
+  // the work stays linear in the text (tests/adversarial-text.test.ts).
+  const lineWords = new Map<number, string[]>();
   for (const m of text.matchAll(NUMBER)) {
     const at = m.index as number;
     const [start, stop] = [text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at)];
-    const line = text.slice(start, stop < 0 ? undefined : stop);
-    const after = /^[ \t]*([A-Za-z%$€£]+)/.exec(text.slice(at + m[0].length, stop < 0 ? undefined : stop));
-    const before = /([A-Za-z]+)[^A-Za-z\d\n]*$/.exec(text.slice(start, at));
-    const words = (line.match(/[A-Za-z]+/g) ?? []).map((w) => `~${w.toLowerCase()}`);
+    const end = stop < 0 ? text.length : stop;
+    let words = lineWords.get(start);
+    if (!words) {
+      const found = text.slice(start, end).match(/[A-Za-z]+/g) ?? [];
+      words = [...new Set(found.slice(0, 64).map((w) => `~${w.toLowerCase()}`))];
+      lineWords.set(start, words);
+    }
+    const after = /^[ \t]*([A-Za-z%$€£]+)/.exec(text.slice(at + m[0].length, Math.min(end, at + m[0].length + 64)));
+    const before = /([A-Za-z]+)[^A-Za-z\d\n]*$/.exec(text.slice(Math.max(start, at - 64), at));
     out.push([
       ...(after ? [`>${(after[1] as string).toLowerCase()}`] : []),
       ...(before ? [`<${(before[1] as string).toLowerCase()}`] : []),
-      ...new Set(words),
+      ...words,
     ]);
     if (out.length >= max) break;
   }
