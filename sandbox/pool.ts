@@ -96,7 +96,10 @@ export class SandboxPool extends PoolDispatch {
           new Promise<void>((resolve) => {
             // A worker whose fork failed (no pid: 'error' came, and 'exit' never will) has nothing to wait for.
             if (w.exited || w.child.pid === undefined) return resolve();
-            w.setActive(true); // an unref'd child would let the process end before its exit arrives
+            // An unref'd child would let the process end before its exit arrives: held, a job that ends now (its
+            // result in flight at close) cannot unref it again (redteam-v20's V20-2 variant: unsettled close()).
+            w.held = true;
+            w.setActive(true);
             w.child.once('exit', () => resolve());
             // Idle workers leave when their channel closes; busy or stuck ones are killed after a grace period.
             if (w.job === null && w.child.connected) w.child.disconnect();

@@ -268,8 +268,12 @@ export class SupervisedWorker<J = unknown> {
     return true;
   }
 
-  /** Idle workers must not keep the host process alive. */
+  /** Set by the pool's close(): the host waits for this worker's exit, whatever ends meanwhile (setActive stays on). */
+  held = false;
+
+  /** Idle workers must not keep the host process alive (a held one does, until it exits). */
   setActive(active: boolean): void {
+    if (!active && this.held) return;
     const channel = this.child.channel as { ref?(): void; unref?(): void } | undefined;
     if (active) {
       this.child.ref();
