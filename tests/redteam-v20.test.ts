@@ -1,10 +1,10 @@
 // Red team v20 (Trust V, session 16): each open finding of tests/fixtures/redteam-v20/FINDINGS.md asserted still there,
 // so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest entry to "closed"
 // and turn the assertion into the fix's own, as V20-4 and V20-5 are). The scripts run from dist/: npm run build first.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scriptRunner } from './helpers/fixture-script.js';
 import { describe, expect, it, vi } from 'vitest';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { startServer } from '../serve/server.js';
@@ -19,14 +19,7 @@ const parseJson = JSON.parse;
 const concat = Buffer.concat;
 
 /** A fixture script's last stdout line, parsed (each prints one JSON line). */
-const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
-  new Promise((resolve, reject) =>
-    execFile(process.execPath, [join(FIXTURES, name), ...args], { timeout }, (error, stdout, stderr) =>
-      error
-        ? reject(new Error(`${name} failed: ${stderr.slice(-2000)}`))
-        : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
-    ),
-  );
+const runScript = scriptRunner(FIXTURES);
 
 describe.runIf(closed('V20-1'))("V20-1 closed: a client's unfinished bodies are charged to its share", () => {
   it('V20-1: of 20 unfinished 32 MB bodies, all past the share are refused unread; it lives', async () => {

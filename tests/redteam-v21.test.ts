@@ -2,9 +2,9 @@
 // still there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest
 // entry to "closed" and turn the assertion into the fix's own, as V21-1..3's are). The scripts run from dist/: npm run
 // build first.
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scriptRunner } from './helpers/fixture-script.js';
 import { describe, expect, it } from 'vitest';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v21');
@@ -12,14 +12,7 @@ const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
 
 /** A fixture script's last stdout line, parsed (each prints one JSON line). */
-const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
-  new Promise((resolve, reject) =>
-    execFile(process.execPath, [join(FIXTURES, name), ...args], { timeout }, (error, stdout, stderr) =>
-      error
-        ? reject(new Error(`${name} failed: ${stderr.slice(-2000)}`))
-        : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
-    ),
-  );
+const runScript = scriptRunner(FIXTURES);
 
 it('every finding of the manifest is closed, each with the code or note of its fix', () => {
   expect(manifest.filter((e) => e.status !== 'closed').map((e) => e.id)).toEqual([]);

@@ -1,10 +1,10 @@
 // Red team v22 (Trust V round 4, session 19): each open finding of tests/fixtures/redteam-v22/FINDINGS.md asserted
 // still there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest
 // entry to "closed" and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import { scriptRunner } from './helpers/fixture-script.js';
 import { describe, expect, it } from 'vitest';
 import { clientAddress, LOOPBACK } from '../serve/client-address.js';
 import { clientOf, credentials, incidentClient } from '../serve/clients.js';
@@ -15,14 +15,7 @@ const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; sta
 const status = (id: string) => manifest.find((e) => e.id === id)?.status;
 
 /** A fixture script's last stdout line, parsed (each prints one JSON line). */
-const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
-  new Promise((resolve, reject) =>
-    execFile(process.execPath, [join(FIXTURES, name), ...args], { timeout }, (error, stdout, stderr) =>
-      error
-        ? reject(new Error(`${name} failed: ${stderr.slice(-2000)}`))
-        : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
-    ),
-  );
+const runScript = scriptRunner(FIXTURES);
 
 it('every finding of the manifest is open or closed', () => {
   expect(manifest.every((e) => e.status === 'open' || e.status === 'closed')).toBe(true);
