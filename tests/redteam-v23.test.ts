@@ -1,0 +1,35 @@
+// Red team v23 (Trust V round 5, session 20): each open finding of tests/fixtures/redteam-v23/FINDINGS.md asserted
+// still there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest
+// entry to "closed" and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scriptRunner } from './helpers/fixture-script.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v23');
+const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as Array<{
+  id: string;
+  status: string;
+}>;
+const status = (id: string) => manifest.find((e) => e.id === id)?.status;
+const runScript = scriptRunner(FIXTURES);
+
+it('every finding of the manifest is open or closed', () => {
+  expect(manifest.every((e) => e.status === 'open' || e.status === 'closed')).toBe(true);
+});
+
+describe("V23-1: an episodic module's tool descriptions write lines of sample and play", () => {
+  it('V23-1: a description with line feeds prints a fake reference rollout in sample and play', async () => {
+    expect(status('V23-1')).toBe('open');
+    const r = await runScript('tool-sample.mjs', ['tool-lines.js'], 120_000);
+    // Open: toolUsageLines lays the description's lines out as the CLI's own.
+    expect(r.sample, JSON.stringify(r)).toEqual({ rolloutHeads: 1, solvedEnds: 1 });
+    expect(r.play).toEqual({ rolloutHeads: 1, solvedEnds: 1 });
+  }, 150_000);
+
+  it('V23-1 control: the same words on one line stay inside the description', async () => {
+    const r = await runScript('tool-sample.mjs', ['tool-plain.js'], 120_000);
+    expect(r.sample, JSON.stringify(r)).toEqual({ rolloutHeads: 0, solvedEnds: 0 });
+    expect(r.play).toEqual({ rolloutHeads: 0, solvedEnds: 0 });
+  }, 150_000);
+});
