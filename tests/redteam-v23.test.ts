@@ -33,3 +33,25 @@ describe("V23-1: an episodic module's tool descriptions write lines of sample an
     expect(r.play).toEqual({ rolloutHeads: 0, solvedEnds: 0 });
   }, 150_000);
 });
+
+describe("V23-2: a client's own idle sessions are never taken back for it", () => {
+  it('V23-2: the next run of a client whose last run stopped without ending its episodes is refused', async () => {
+    expect(status('V23-2')).toBe('open');
+    const r = await runScript('stale-slots.mjs', ['crash'], 120_000);
+    // Open: the client is at its share with 4 idle sessions of its own, and none of them is taken back for it.
+    expect(r.run2, JSON.stringify(r)).toEqual([
+      { status: 429, code: 'E_TOO_MANY_SESSIONS' },
+      { status: 429, code: 'E_TOO_MANY_SESSIONS' },
+    ]);
+  }, 150_000);
+
+  it('V23-2 controls: ended first, or another client id, the next run is served', async () => {
+    for (const mode of ['ended', 'newid']) {
+      const r = await runScript('stale-slots.mjs', [mode], 120_000);
+      expect(r.run2, JSON.stringify(r)).toEqual([
+        { status: 200, code: null },
+        { status: 200, code: null },
+      ]);
+    }
+  }, 300_000);
+});
