@@ -55,3 +55,29 @@ describe("V23-2: a client's own idle sessions are never taken back for it", () =
     }
   }, 300_000);
 });
+
+describe("V23-2/V23-3: a client over its new share cannot resume, nor end, the episodes another client's arrival evicted", () => {
+  it('V23-2: B cannot step its evicted episode while its own other sessions sit idle', async () => {
+    expect(status('V23-2')).toBe('open');
+    const r = await runScript('evicted-resume.mjs', ['evicted'], 120_000);
+    expect(r.aCreates, JSON.stringify(r)).toEqual([200, 200]);
+    // Open: resuming needs a slot of B's share, and none of B's idle sessions is taken back for it.
+    expect(r.bStepEvicted).toEqual({ status: 429, code: 'E_TOO_MANY_SESSIONS' });
+  }, 150_000);
+
+  it('V23-3: ending an evicted episode needs a slot, ending one in memory does not', async () => {
+    expect(status('V23-3')).toBe('open');
+    const r = await runScript('evicted-resume.mjs', ['freed'], 120_000);
+    // Control of V23-2: with one of B's slots freed, its evicted episode resumes.
+    expect(r.bStepEvicted, JSON.stringify(r)).toEqual({ status: 200, code: null });
+    expect(r.bEndInMemory).toEqual({ status: 200, code: null });
+    // Open: the DELETE of an evicted episode rebuilds it in a slot first.
+    expect(r.bEndEvicted).toEqual({ status: 429, code: 'E_TOO_MANY_SESSIONS' });
+  }, 150_000);
+
+  it("V23-3: the exports' client ending an evicted episode (verl's release, TRL's get_reward) raises", async () => {
+    const r = await runScript('evicted-resume.mjs', ['python'], 150_000);
+    // Open: Episode.finish retries the 429 (5 retries) and raises EnvforgeServiceError (verl's shim: the run stops).
+    expect(r.python, JSON.stringify(r)).toBe('EnvforgeServiceError None');
+  }, 180_000);
+});
