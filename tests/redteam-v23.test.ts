@@ -56,7 +56,7 @@ describe("V23-2: a client's own idle sessions are never taken back for it", () =
   }, 300_000);
 });
 
-describe("V23-2/V23-3: a client over its new share cannot resume, nor end, the episodes another client's arrival evicted", () => {
+describe("V23-2/V23-3: a client cannot resume, nor end, the episodes another client's arrival evicted", () => {
   it('V23-2: B cannot step its evicted episode while its own other sessions sit idle', async () => {
     expect(status('V23-2')).toBe('open');
     const r = await runScript('evicted-resume.mjs', ['evicted'], 120_000);
