@@ -81,3 +81,19 @@ describe("V23-2/V23-3: a client cannot resume, nor end, the episodes another cli
     expect(r.python, JSON.stringify(r)).toBe('EnvforgeServiceError None');
   }, 180_000);
 });
+
+describe("V23-4: an environment's failure reaches the trainer as a learner's 0", () => {
+  it("V23-4: the exports' client returns a failed episode's 0 with no log, count or raise (STRICT)", async () => {
+    expect(status('V23-4')).toBe('open');
+    const r = await runScript('failed-episode.mjs', ['step-bug.js'], 120_000);
+    expect(r.observation, JSON.stringify(r)).toBe('error: the environment failed (E_THROWN)');
+    // Open: end 'failed' is the environment's failure, yet it is a plain 0, silent even under ENVFORGE_STRICT=1.
+    expect(r).toMatchObject({ score: 0, done: true, end: 'failed', logged: [], itemErrors: {} });
+    expect(r.raised).toBeUndefined();
+  }, 150_000);
+
+  it("V23-4 twin: the honest environment's truncated episode scores the same 0, a learner's", async () => {
+    const r = await runScript('failed-episode.mjs', ['../episodic/good-hotel-checkin.js'], 120_000);
+    expect(r, JSON.stringify(r)).toMatchObject({ observation: 'There is no floor 9.', score: 0, end: 'truncated' });
+  }, 150_000);
+});
