@@ -19,13 +19,16 @@ it('every finding of the manifest is open or closed', () => {
 });
 
 describe("V23-1: an episodic module's tool descriptions write lines of sample and play", () => {
-  it('V23-1: a description with line feeds prints a fake reference rollout in sample and play', async () => {
-    expect(status('V23-1')).toBe('open');
-    const r = await runScript('tool-sample.mjs', ['tool-lines.js'], 120_000);
-    // Open: toolUsageLines lays the description's lines out as the CLI's own.
-    expect(r.sample, JSON.stringify(r)).toEqual({ rolloutHeads: 1, solvedEnds: 1 });
-    expect(r.play).toEqual({ rolloutHeads: 1, solvedEnds: 1 });
-  }, 150_000);
+  it("V23-1 closed: a description's or a prompt's line feeds print no line of the CLI's own", async () => {
+    expect(status('V23-1')).toBe('closed');
+    // Closed (session 20, the lead): io.out and io.err take only Printed text (contract/printed.ts), which `line`
+    // and `block` build: module text prints inside its own marked lines wherever the string was built.
+    for (const module of ['tool-lines.js', 'prompt-lines.js']) {
+      const r = await runScript('tool-sample.mjs', [module], 120_000);
+      expect(r.sample, JSON.stringify(r)).toEqual({ rolloutHeads: 0, solvedEnds: 0 });
+      expect(r.play).toEqual({ rolloutHeads: 0, solvedEnds: 0 });
+    }
+  }, 300_000);
 
   it('V23-1 control: the same words on one line stay inside the description', async () => {
     const r = await runScript('tool-sample.mjs', ['tool-plain.js'], 120_000);
