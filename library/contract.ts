@@ -83,10 +83,7 @@ export interface IncidentInput {
   /** generate, solve, verify, or call (the whole episode). */
   fn: string;
   message: string;
-  /**
-   * The response being scored, when verify failed: stored whole (revalidation replays it exactly) for its client's
-   * first few of one failure, later ones by prefix and digest (IncidentRecord.responseCut).
-   */
+  /** The response being scored, when verify failed (whole, or cut: IncidentRecord.responseCut). */
   response?: string;
   origin: 'serve' | 'export';
   /** The failure came back when the call was re-run alone in a fresh isolate. */
@@ -96,25 +93,13 @@ export interface IncidentInput {
    * of the reward service's client (its address). Quarantine needs the reference, or several independent clients.
    */
   client?: string;
-  /**
-   * Who the bytes it keeps are charged to (V22-5): a short hash of its client's principal (its client token, or its
-   * normalised address: no address on disk), when a client's input reached it; else its client's.
-   */
+  /** Who what it keeps is charged to (V22-5): a short hash of its client's principal, else its client's. */
   principal?: string;
 }
 
-/** A response kept as its first RESPONSE_PREFIX_CHARS only: its whole length and SHA-256 (revalidation skips it). */
-export interface ResponseCut {
-  chars: number;
-  sha256: string;
-}
-
 export interface IncidentRecord extends IncidentInput {
-  /**
-   * Set when `response` is only the response's prefix (its client's later failures of one shape, or its byte budget
-   * spent: V22-5): what the whole was. Revalidation replays whole responses only.
-   */
-  responseCut?: ResponseCut;
+  /** Set when `response` is a prefix (V22-5, store-kit's keptResponse): the whole's length and SHA-256. */
+  responseCut?: { chars: number; sha256: string };
   id: number;
   createdAt: string;
   /** Set when revalidation dealt with it (retired the environment, or admitted it again). */
@@ -250,10 +235,7 @@ export interface QuarantineRecord {
 
 /** What admitted environments did wrong in production: the evidence for quarantine, and the quarantines it set. */
 export interface IncidentStore {
-  /**
-   * Records an incident and the quarantine it completes; retention: incidentRetention and incidentClientBytes
-   * (library/stores.ts).
-   */
+  /** Records an incident and the quarantine it completes; retention: library/stores.ts' incident options. */
   recordIncident(input: IncidentInput): Promise<IncidentRecord>;
   /** Incidents, oldest first: of one version (by hash), only unresolved ones (open), without responses (false). */
   incidents(filter?: IncidentFilter): Promise<IncidentRecord[]>;

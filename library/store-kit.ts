@@ -11,8 +11,8 @@ import {
   SCORE_WINDOW,
   type AdmitInput,
   type IncidentInput,
+  type IncidentRecord,
   type JournalInput,
-  type ResponseCut,
   type ScoreInput,
 } from './contract.js';
 
@@ -47,6 +47,9 @@ export const WHOLE_RESPONSES = 3;
 export const RESPONSE_PREFIX_CHARS = 1_024;
 /** What an incident's row costs beside its message and response (its columns, its index entries), as charged. */
 const INCIDENT_ROW_BYTES = 256;
+
+/** A response kept as its first RESPONSE_PREFIX_CHARS only: its whole length and SHA-256. */
+export type ResponseCut = NonNullable<IncidentRecord['responseCut']>;
 
 /** The store's limits on what clients' own input failures keep (library/stores.ts). */
 export interface IncidentLimits {

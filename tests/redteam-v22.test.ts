@@ -145,7 +145,7 @@ describe("V22-4: a module's prose writes lines of the operator's terminal", () =
 });
 
 describe("V22-5: a client's failing responses are kept whole, 100 per environment", () => {
-  it("V22-5: 4 distinct 1 MB failing responses to each of 8 environments keep at most the client's budget", async () => {
+  it("V22-5: 4 distinct 1 MB failing responses to each of 8 environments keep at most the client's bytes", async () => {
     expect(status('V22-5')).toBe('closed');
     const r = await runScript('incident-disk.mjs', ['nested-sum.js', '8', '4', 'victim'], 240_000);
     expect(r.codes, JSON.stringify(r)).toEqual({ E_THROWN: 32 });
@@ -158,7 +158,7 @@ describe("V22-5: a client's failing responses are kept whole, 100 per environmen
     expect(r.envsWithWhole).toBe(8);
   }, 300_000);
 
-  it('V22-5 (one shape): 8 responses failing alike on each of 2 environments keep 3 whole each, the rest cut', async () => {
+  it('V22-5 (one shape): 8 failing alike on each of 2 environments keep 3 whole each, the rest cut', async () => {
     const r = await runScript('incident-disk.mjs', ['nested-sum.js', '2', '8'], 240_000);
     expect(r.codes, JSON.stringify(r)).toEqual({ E_THROWN: 16 });
     expect(r.incidentsKept).toBe(16); // the failures stay counted, their responses by prefix and digest

@@ -7,7 +7,6 @@ import {
   type IncidentInput,
   type IncidentRecord,
   type QuarantineRecord,
-  type ResponseCut,
 } from '../contract.js';
 import { CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES, quarantineReason, type Evidence } from '../quarantine-policy.js';
 import {
@@ -23,6 +22,7 @@ import {
   now,
   payerOf,
   type IncidentLimits,
+  type ResponseCut,
 } from '../store-kit.js';
 import { LOCKS, PgDb, type Query } from './db.js';
 
@@ -66,6 +66,10 @@ function toIncident(row: IncidentRow): IncidentRecord {
   };
 }
 
+/** The placeholders of INCIDENT_COLUMNS' values. */
+const PLACES = INCIDENT_COLUMNS.split(',')
+  .map((_, i) => `$${i + 1}`)
+  .join(', ');
 /** Incidents a client's input alone reached ($3 their fns, $4 the codes never the client's: see expendable). */
 const EXPENDABLE = 'fn = ANY($3::text[]) AND NOT (code = ANY($4::text[]))';
 /** The incidents of one environment version and client (its voter) that may be dropped ($1 hash, $2 client). */
@@ -74,9 +78,10 @@ const groupOf = (input: IncidentInput) => [input.hash, input.client ?? null, CLI
 /** The same, of one environment version and payer ($2): what retention keeps per version and client. */
 const PAID = `hash = $1 AND payer IS NOT DISTINCT FROM $2 AND ${EXPENDABLE}`;
 const paidOf = (input: IncidentInput) => [input.hash, payerOf(input), CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES];
-/** A payer's ($1) incidents that may be dropped, on every version ($2 unused); its first open vote per version and code. */
+/** A payer's ($1) droppable incidents on every version ($2 unused); its first open vote per version and code. */
 const MINE = `payer = $1 AND $2::text IS NULL AND ${EXPENDABLE}`;
-const FIRST_VOTES = `SELECT min(id) FROM envforge.incidents WHERE ${MINE} AND confirmed AND resolved_at IS NULL GROUP BY hash, code`;
+const FIRST_VOTES =
+  `SELECT min(id) FROM envforge.incidents WHERE ${MINE} AND confirmed AND resolved_at IS NULL ` + 'GROUP BY hash, code';
 
 /**
  * Quarantines the version when its open incidents now meet the policy (inside the write, under its lock); whether it
@@ -172,8 +177,8 @@ export async function insertIncident(q: Query, input: IncidentInput, limits: Inc
       Number(
         (
           await q(
-            `SELECT count(*) AS n FROM envforge.incidents WHERE ${PAID} AND code = $5 AND fn = $6 AND response IS NOT ` +
-              'NULL AND cut_chars IS NULL',
+            `SELECT count(*) AS n FROM envforge.incidents WHERE ${PAID} AND code = $5 AND fn = $6 AND ` +
+              'response IS NOT NULL AND cut_chars IS NULL',
             [...paidOf(input), input.code, input.fn],
           )
         ).rows[0].n,
@@ -182,7 +187,7 @@ export async function insertIncident(q: Query, input: IncidentInput, limits: Inc
     kept = keptResponse(input, response, () => n);
   }
   const { rows } = await q(
-    `INSERT INTO envforge.incidents (${INCIDENT_COLUMNS}) VALUES (${Array.from({ length: 17 }, (_, i) => `$${i + 1}`).join(', ')}) RETURNING *`,
+    `INSERT INTO envforge.incidents (${INCIDENT_COLUMNS}) VALUES (${PLACES}) RETURNING *`,
     incidentValues(input, message, kept.text, input.confirmed, at, {
       bytes: keptBytes(message, kept.text),
       cut: kept.cut,

@@ -8,7 +8,6 @@ import {
   type IncidentInput,
   type IncidentRecord,
   type QuarantineRecord,
-  type ResponseCut,
 } from '../contract.js';
 import {
   CLIENT_INPUT_FNS,
@@ -30,6 +29,7 @@ import {
   payerOf,
   responseDigest,
   type IncidentLimits,
+  type ResponseCut,
 } from '../store-kit.js';
 
 /** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
@@ -81,7 +81,8 @@ const PAID = `hash = ? AND payer IS ? AND ${EXPENDABLE}`;
 const paidOf = (input: IncidentInput) => [input.hash, payerOf(input), ...expendableParams];
 /** A payer's incidents that may be dropped, on every version; and its first open vote per version and code (kept). */
 const MINE = `payer = ? AND ${EXPENDABLE}`;
-const FIRST_VOTES = `SELECT min(id) FROM incidents WHERE ${MINE} AND confirmed = 1 AND resolved_at IS NULL GROUP BY hash, code`;
+const FIRST_VOTES =
+  `SELECT min(id) FROM incidents WHERE ${MINE} AND confirmed = 1 AND resolved_at IS NULL ` + 'GROUP BY hash, code';
 
 /**
  * Quarantines the version when its open incidents now meet the policy (inside the caller's write transaction); whether
@@ -184,7 +185,9 @@ export function insertIncident(
     }
   }
   const info = db
-    .prepare(`INSERT INTO incidents (${INCIDENT_COLUMNS}, response_sha256) VALUES (${list(Array(18).fill(''))})`)
+    .prepare(
+      `INSERT INTO incidents (${INCIDENT_COLUMNS}, response_sha256) VALUES (${list(INCIDENT_COLUMNS.split(','))}, ?)`,
+    )
     .run(
       ...incidentValues(input, message, kept.cut ? kept.text : null, input.confirmed ? 1 : 0, at, {
         bytes: keptBytes(message, kept.text),
