@@ -522,6 +522,25 @@ export function libraryContract(
         expect(kept.filter((i) => !i.responseCut).map((i) => i.response)).toEqual([1, 2, 3, 7].map(response));
       });
 
+      it('charge action logs and responses of one principal, under any client id, to one budget', async () => {
+        const small = (await fresh({ incidentClientBytes: 300_000 })).library;
+        const [r, l] = [hashSource('responses'), hashSource('logs')];
+        // The variant: the same principal's failures reached as action logs (another fn, another voter hash).
+        for (let k = 0; k < 6; k++) {
+          const base = { principal: 'p-a', code: 'E_THROWN', seed: k, confirmed: false };
+          await small.recordIncident(
+            incident(r, { ...base, fn: 'verify(response)', client: 'c-1', response: `r${k}`.repeat(30_000) }),
+          );
+          await small.recordIncident(
+            incident(l, { ...base, fn: 'step(action log)', client: 'c-2', response: `[${k}]`.repeat(20_000) }),
+          );
+        }
+        const kept = await small.incidents();
+        expect(kept.reduce((s, i) => s + 256 + i.message.length + (i.response?.length ?? 0), 0)).toBeLessThan(300_000);
+        expect(kept.at(-1)).toMatchObject({ hash: l, seed: 5 }); // the newest kept, the oldest gone
+        expect(kept.some((i) => i.seed === 0)).toBe(false);
+      });
+
       it('past the budget, a client keeps its first votes, their responses cut oldest first', async () => {
         const small = (await fresh({ incidentClientBytes: 250_000 })).library;
         const versions = Array.from({ length: 6 }, (_, e) => hashSource(`voted-${e}`));
