@@ -9,7 +9,7 @@ import type { EnvRecord } from '../library/contract.js';
 import { ACTION_LOG_FN, type Misbehaviour } from '../library/quarantine.js';
 import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import type { CallResult, RolloutPolicy } from '../sandbox/protocol.js';
-import { incidentClient, type Client } from './clients.js';
+import { incidentParties, type Client } from './clients.js';
 import { confirmAndRecord } from './defence.js';
 import { replayBudgetMs } from './episode-session.js';
 import type { Service } from './service.js';
@@ -38,7 +38,7 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     message: f.message,
     fn: f.fn,
     ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}),
-    client: incidentClient(f.client),
+    ...incidentParties(f.client),
   };
   // The budgets the failing episode had live: a call's for each turn it reached and one for the failing call.
   const budgetMs = replayBudgetMs(service.options.callTimeoutMs, f.actions.length + 1, f.meta.maxTurns + 1);
