@@ -62,6 +62,18 @@ describe('memorised-pool', () => {
     for (const l of m.levels) expect(l.pool).toBeLessThan(30);
   });
 
+  it('finds the pool where phrasings move its numbers (the memoriser by shared numbers)', () => {
+    const table = (level: number) => Array.from({ length: 12 }, (_, i) => [100 * level + 17 * i, (i % 5) + 2]);
+    const s = samples((r, level) => {
+      const [m, a] = table(level)[r(0, 11)] as [number, number];
+      const text = r(0, 1) ? `What is ${m} plus ${a}?` : `Add ${a} to ${m}, ${r(2, 30)} days late.`;
+      return { text, answer: String(m + a) };
+    });
+    const m = memorisedGain(s, 10, 3);
+    expect(m.levels.reduce((a, l) => a + l.sharedHits, 0)).toBeGreaterThan(m.levels.reduce((a, l) => a + l.hits, 0));
+    expect(m.gain).toBeGreaterThan(0.25);
+  });
+
   it('does not find a pool where the numbers are drawn (a large sum space, or a yes/no answer)', () => {
     const drawn = memorisedGain(
       samples((r, level) => sumOf(r(1, 300 * level), r(1, 300))),

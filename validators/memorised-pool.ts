@@ -110,11 +110,40 @@ export function fitKey(parts: Parts[], answers: string[]): string[] {
   return key;
 }
 
-/** One level's held-out result: the memoriser's hits, chance's expected hits, the test count, the key's pool size. */
+/** The prompt's numbers, as a multiset of their texts. */
+function numbersOf(prompt: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const n of prompt.slice(0, 20_000).match(/\d+(?:[.,]\d+)*/g) ?? []) out.set(n, (out.get(n) ?? 0) + 1);
+  return out;
+}
+
+/**
+ * The second memoriser, for problems whose numbers move between phrasings: the answer of the training instances that
+ * share the most numbers with the prompt (at least one), the most common among ties.
+ */
+function byShared(train: PoolSample[], prompt: string): string | null {
+  const mine = numbersOf(prompt);
+  let most = 0;
+  let answers: string[] = [];
+  for (const s of train) {
+    let shared = 0;
+    for (const [n, c] of numbersOf(s.prompt)) shared += Math.min(c, mine.get(n) ?? 0);
+    if (shared > most) [most, answers] = [shared, []];
+    if (shared === most && most > 0) answers.push(s.answer);
+  }
+  const counts = new Map<string, number>();
+  for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1);
+  return [...counts].reduce<[string, number] | null>((a, b) => (a && a[1] >= b[1] ? a : b), null)?.[0] ?? null;
+}
+
+/** One level's held-out result: the memorisers' hits, chance's expected hits, the test count, the key's pool size. */
 export interface LevelMemory {
   level: number;
   tested: number;
+  /** Right answers of the memoriser by key. */
   hits: number;
+  /** Right answers of the memoriser by shared numbers. */
+  sharedHits: number;
   chance: number;
   key: string[];
   /** Birthday estimate of the distinct keyed problems: 1 / (the share of pairs of the level's samples whose keys match). */
@@ -122,7 +151,10 @@ export interface LevelMemory {
 }
 
 /** Trains on one half, tests on the other: hits of the memoriser, expected hits of the best answer-only policy. */
-function fold(train: PoolSample[], test: PoolSample[]): { hits: number; chance: number; key: string[] } {
+function fold(
+  train: PoolSample[],
+  test: PoolSample[],
+): { hits: number; sharedHits: number; chance: number; key: string[] } {
   const trainParts = train.map((s) => promptParts(s.prompt));
   const key = fitKey(
     trainParts,
@@ -139,6 +171,7 @@ function fold(train: PoolSample[], test: PoolSample[]): { hits: number; chance: 
   for (const s of train) answerCounts.set(s.answer, (answerCounts.get(s.answer) ?? 0) + 1);
   const constant = Math.max(0, ...answerCounts.values());
   let hits = 0;
+  let sharedHits = 0;
   let other = 0;
   let common = 0;
   const top = [...answerCounts].find(([, c]) => c === constant)?.[0];
@@ -148,10 +181,11 @@ function fold(train: PoolSample[], test: PoolSample[]): { hits: number; chance: 
       const guess = [...seen].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
       if (guess === s.answer) hits++;
     }
+    if (byShared(train, s.prompt) === s.answer) sharedHits++;
     other += (answerCounts.get(s.answer) ?? 0) / train.length;
     if (s.answer === top) common++;
   }
-  return { hits, chance: Math.max(other, common), key };
+  return { hits, sharedHits, chance: Math.max(other, common), key };
 }
 
 /** The share of pairs with equal values (about 1/N for N equally likely values). */
@@ -179,6 +213,7 @@ export function memoriseLevels(samples: PoolSample[], minSamples: number): Level
       level,
       tested: at.length,
       hits: ab.hits + ba.hits,
+      sharedHits: ab.sharedHits + ba.sharedHits,
       chance: ab.chance + ba.chance,
       key: ab.key,
       pool: share > 0 ? Math.round(1 / share) : Number.POSITIVE_INFINITY,
@@ -187,7 +222,9 @@ export function memoriseLevels(samples: PoolSample[], minSamples: number): Level
   return out;
 }
 
-/** The memoriser's pooled held-out rate over the levels, its confident gain over chance, and the levels' results. */
+/**
+ * The better memoriser's pooled held-out rate over the levels, its confident gain over chance, and the levels' results.
+ */
 export function memorisedGain(
   samples: Array<{ level: number; prompt: string; answer: string }>,
   minSamples: number,
@@ -199,7 +236,11 @@ export function memorisedGain(
   );
   const tested = levels.reduce((a, l) => a + l.tested, 0);
   if (tested === 0) return { rate: 0, chance: 0, gain: 0, levels };
-  const rate = levels.reduce((a, l) => a + l.hits, 0) / tested;
+  const rate =
+    Math.max(
+      levels.reduce((a, l) => a + l.hits, 0),
+      levels.reduce((a, l) => a + l.sharedHits, 0),
+    ) / tested;
   const chance = levels.reduce((a, l) => a + l.chance, 0) / tested;
   return { rate, chance, gain: lowerBound(rate, tested, z) - chance, levels };
 }
