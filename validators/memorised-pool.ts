@@ -18,7 +18,7 @@ const TOKEN = /\d+(?:[.,]\d+)*|\p{L}+/gu;
 /** The most classes a level's search considers (the ones that vary most across its prompts come first). */
 const MAX_CLASSES = 400;
 /** The most prompt parts a key may join. */
-const MAX_KEY_PARTS = 6;
+const MAX_KEY_PARTS = 8;
 
 /**
  * The prompt's parts, found from the prompt alone (no word list): every number as three classes (after which word,
@@ -81,11 +81,12 @@ function varyingClasses(parts: Parts[]): string[] {
 const keyOf = (p: Parts, classes: readonly string[]): string => JSON.stringify(classes.map((c) => p.get(c) ?? null));
 
 /**
- * The coarsest key the training samples allow, by forward selection: add the class that leaves the fewest pairs with
- * equal keys and different answers (ties: the fewest distinct keys) until none is left or none helps.
+ * The coarsest key the training samples allow, by forward selection over the classes whose values recur (an id unique
+ * to each prompt cannot be memorised): add the class that leaves the fewest pairs with equal keys and different
+ * answers (ties: the fewest distinct keys) until none is left or none helps.
  */
 export function fitKey(parts: Parts[], answers: string[]): string[] {
-  const classes = varyingClasses(parts);
+  const classes = varyingClasses(parts).filter((c) => new Set(parts.map((p) => p.get(c) ?? null)).size < parts.length);
   const key: string[] = [];
   let best = conflicts(
     parts.map(() => ''),
@@ -100,40 +101,81 @@ export function fitKey(parts: Parts[], answers: string[]): string[] {
         parts.map((p) => keyOf(p, next)),
         answers,
       );
-      if (!pick || r.conflicts < pick.conflicts || (r.conflicts === pick.conflicts && r.distinct < pick.distinct))
+      if (
+        r.conflicts < best.conflicts &&
+        (!pick || r.conflicts < pick.conflicts || (r.conflicts === pick.conflicts && r.distinct < pick.distinct))
+      )
         pick = { cls, ...r };
     }
-    if (!pick || pick.conflicts >= best.conflicts) break;
+    if (!pick) break;
     key.push(pick.cls);
     best = pick;
   }
   return key;
 }
 
-/** The prompt's numbers, as a multiset of their texts. */
-function numbersOf(prompt: string): Map<string, number> {
+const NUMBER = /\d+(?:[.,]\d+)*/g;
+const WORD = /\p{L}+/gu;
+
+/** The prompt's numbers (or words, lower-cased), as a multiset of their texts. */
+function tokensOf(prompt: string, pattern: RegExp): Map<string, number> {
   const out = new Map<string, number>();
-  for (const n of prompt.slice(0, 20_000).match(/\d+(?:[.,]\d+)*/g) ?? []) out.set(n, (out.get(n) ?? 0) + 1);
+  for (const raw of prompt.slice(0, 20_000).match(pattern) ?? []) {
+    const t = raw.toLowerCase();
+    out.set(t, (out.get(t) ?? 0) + 1);
+  }
   return out;
 }
 
 /**
- * The second memoriser, for problems whose numbers move between phrasings: the answer of the training instances that
- * share the most numbers with the prompt (at least one), the most common among ties.
+ * Each token's weight, learned on the training half where two prompts share it: how much more often they have the same
+ * answer than two prompts at all, scaled to [0, 1] (a name or a filler word: about 0; a part of a pooled problem: 1);
+ * a token only one prompt holds is not weighed (1).
  */
-function byShared(train: PoolSample[], prompt: string): string | null {
-  const mine = numbersOf(prompt);
-  let most = 0;
-  let answers: string[] = [];
-  for (const s of train) {
-    let shared = 0;
-    for (const [n, c] of numbersOf(s.prompt)) shared += Math.min(c, mine.get(n) ?? 0);
-    if (shared > most) [most, answers] = [shared, []];
-    if (shared === most && most > 0) answers.push(s.answer);
+function tokenWeights(train: PoolSample[], tokens: Array<Map<string, number>>): Map<string, number> {
+  const holders = new Map<string, number[]>();
+  tokens.forEach((m, i) => {
+    for (const t of m.keys()) holders.set(t, [...(holders.get(t) ?? []), i]);
+  });
+  let same = 0;
+  for (let i = 0; i < train.length; i++)
+    for (let j = i + 1; j < train.length; j++) if (train[i]?.answer === train[j]?.answer) same++;
+  const base = same / Math.max(1, (train.length * (train.length - 1)) / 2);
+  const out = new Map<string, number>();
+  for (const [t, at] of holders) {
+    let pairs = 0;
+    let equal = 0;
+    for (let x = 0; x < at.length; x++)
+      for (let y = x + 1; y < at.length; y++) {
+        pairs++;
+        if (train[at[x] as number]?.answer === train[at[y] as number]?.answer) equal++;
+      }
+    if (pairs > 0) out.set(t, Math.min(1, Math.max(0, (equal / pairs - base) / Math.max(1e-9, 1 - base))));
   }
-  const counts = new Map<string, number>();
-  for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1);
-  return [...counts].reduce<[string, number] | null>((a, b) => (a && a[1] >= b[1] ? a : b), null)?.[0] ?? null;
+  return out;
+}
+
+/**
+ * The other memorisers, for problems whose parts move between phrasings: the answer of the training instances that
+ * share the most weight of numbers (or words) with the prompt, the most common among ties.
+ */
+function sharedMemoriser(train: PoolSample[], pattern: RegExp): (prompt: string) => string | null {
+  const tokens = train.map((s) => tokensOf(s.prompt, pattern));
+  const weights = tokenWeights(train, tokens);
+  return (prompt) => {
+    const mine = tokensOf(prompt, pattern);
+    let most = 0;
+    let answers: string[] = [];
+    tokens.forEach((m, i) => {
+      let shared = 0;
+      for (const [t, c] of m) shared += Math.min(c, mine.get(t) ?? 0) * (weights.get(t) ?? 1);
+      if (shared > most + 1e-9) [most, answers] = [shared, []];
+      if (Math.abs(shared - most) <= 1e-9 && most > 0) answers.push(train[i]?.answer as string);
+    });
+    const counts = new Map<string, number>();
+    for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1);
+    return [...counts].reduce<[string, number] | null>((x, y) => (x && x[1] >= y[1] ? x : y), null)?.[0] ?? null;
+  };
 }
 
 /** One level's held-out result: the memorisers' hits, chance's expected hits, the test count, the key's pool size. */
@@ -144,9 +186,11 @@ export interface LevelMemory {
   hits: number;
   /** Right answers of the memoriser by shared numbers. */
   sharedHits: number;
+  /** Right answers of the memoriser by shared words. */
+  wordHits: number;
   chance: number;
   key: string[];
-  /** Birthday estimate of the distinct keyed problems: 1 / (the share of pairs of the level's samples whose keys match). */
+  /** Birthday estimate of the distinct answers: 1 / (the share of pairs of the level's samples whose answers match). */
   pool: number;
 }
 
@@ -154,7 +198,7 @@ export interface LevelMemory {
 function fold(
   train: PoolSample[],
   test: PoolSample[],
-): { hits: number; sharedHits: number; chance: number; key: string[] } {
+): { hits: number; sharedHits: number; wordHits: number; chance: number; key: string[] } {
   const trainParts = train.map((s) => promptParts(s.prompt));
   const key = fitKey(
     trainParts,
@@ -172,6 +216,9 @@ function fold(
   const constant = Math.max(0, ...answerCounts.values());
   let hits = 0;
   let sharedHits = 0;
+  let wordHits = 0;
+  const byNumbers = sharedMemoriser(train, NUMBER);
+  const byWords = sharedMemoriser(train, WORD);
   let other = 0;
   let common = 0;
   const top = [...answerCounts].find(([, c]) => c === constant)?.[0];
@@ -181,11 +228,12 @@ function fold(
       const guess = [...seen].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
       if (guess === s.answer) hits++;
     }
-    if (byShared(train, s.prompt) === s.answer) sharedHits++;
+    if (byNumbers(s.prompt) === s.answer) sharedHits++;
+    if (byWords(s.prompt) === s.answer) wordHits++;
     other += (answerCounts.get(s.answer) ?? 0) / train.length;
     if (s.answer === top) common++;
   }
-  return { hits, sharedHits, chance: Math.max(other, common), key };
+  return { hits, sharedHits, wordHits, chance: Math.max(other, common), key };
 }
 
 /** The share of pairs with equal values (about 1/N for N equally likely values). */
@@ -208,12 +256,13 @@ export function memoriseLevels(samples: PoolSample[], minSamples: number): Level
     const b = at.filter((_, i) => i % 2 === 1);
     const ab = fold(a, b);
     const ba = fold(b, a);
-    const share = pairShare(at.map((s) => keyOf(promptParts(s.prompt), ab.key)));
+    const share = pairShare(at.map((s) => s.answer));
     out.push({
       level,
       tested: at.length,
       hits: ab.hits + ba.hits,
       sharedHits: ab.sharedHits + ba.sharedHits,
+      wordHits: ab.wordHits + ba.wordHits,
       chance: ab.chance + ba.chance,
       key: ab.key,
       pool: share > 0 ? Math.round(1 / share) : Number.POSITIVE_INFINITY,
@@ -240,6 +289,7 @@ export function memorisedGain(
     Math.max(
       levels.reduce((a, l) => a + l.hits, 0),
       levels.reduce((a, l) => a + l.sharedHits, 0),
+      levels.reduce((a, l) => a + l.wordHits, 0),
     ) / tested;
   const chance = levels.reduce((a, l) => a + l.chance, 0) / tested;
   return { rate, chance, gain: lowerBound(rate, tested, z) - chance, levels };
