@@ -100,9 +100,10 @@ function smallPool(memory: ReturnType<typeof memorisedGain>, max: number): Probl
   return {
     code: 'E_SEED_IGNORED',
     message:
-      `answers memorised by the prompt parts that decide them (or by shared numbers) are right on ${(100 * memory.rate).toFixed(0)}% of ` +
+      'answers memorised by the prompt parts that decide them (or by shared numbers or words) are right on ' +
+      `${(100 * memory.rate).toFixed(0)}% of ` +
       `held-out instances (chance ${(100 * memory.chance).toFixed(0)}%, at most ${(100 * max).toFixed(0)} points ` +
-      `over chance allowed, judged with confidence): about ${smallest.pool} distinct problems at level ` +
+      `over chance allowed, judged with confidence): about ${smallest.pool} distinct answers at level ` +
       `${smallest.level} behind the varied text; the problem itself must depend on the seed through rng`,
     evidence: {
       rate: Number(memory.rate.toFixed(3)),
