@@ -15,6 +15,8 @@ export interface PoolSample {
 type Parts = Map<string, string>;
 
 const TOKEN = /\d+(?:[.,]\d+)*|\p{L}+/gu;
+/** The part of each prompt read (a pool's problem sits in a short prompt; a long one would cost seconds a level). */
+const MAX_CHARS = 4_000;
 /** The most classes a level's search considers (the ones that vary most across its prompts come first). */
 const MAX_CLASSES = 400;
 /** The most prompt parts a key may join. */
@@ -29,7 +31,7 @@ export function promptParts(prompt: string): Parts {
   const numbers: string[] = [];
   const byContext = new Map<string, number>();
   let previous = '^';
-  for (const token of prompt.slice(0, 20_000).match(TOKEN) ?? []) {
+  for (const token of prompt.slice(0, MAX_CHARS).match(TOKEN) ?? []) {
     if (/^\d/.test(token)) {
       const k = byContext.get(previous) ?? 0;
       byContext.set(previous, k + 1);
@@ -120,7 +122,7 @@ const WORD = /\p{L}+/gu;
 /** The prompt's numbers (or words, lower-cased), as a multiset of their texts. */
 function tokensOf(prompt: string, pattern: RegExp): Map<string, number> {
   const out = new Map<string, number>();
-  for (const raw of prompt.slice(0, 20_000).match(pattern) ?? []) {
+  for (const raw of prompt.slice(0, MAX_CHARS).match(pattern) ?? []) {
     const t = raw.toLowerCase();
     out.set(t, (out.get(t) ?? 0) + 1);
   }
