@@ -101,10 +101,10 @@ describe('the mutants the visible examples kill', () => {
 
 describe('a mutant only the clock stops', () => {
   it('is no kill: the same function made slower survives where it finishes, an equivalent program', async () => {
-    // The clock's effect at a budget of 300 ms a test, not the default second: every looping mutant (the slower one on
-    // level 3's 10^12, and the mutants that never end) burns its whole budget twice (alone again in a fresh isolate), so
-    // the default cost this test 19.5 CPU-s, 300 ms 11.1. A stop is no evidence either way (neither a kill nor a
-    // survival), so a tighter clock cannot make a finding; the references are sampled at the default budget.
+    // The clock's effect at a budget of 300 ms a test, not the default second: every looping mutant (the slower one
+    // on level 3's 10^12, and the mutants that never end) burns its whole budget twice (alone again in a fresh
+    // isolate), so the default cost this test 19.5 CPU-s, 300 ms 11.1. A stop is no evidence either way (neither a
+    // kill nor a survival), so a tighter clock cannot make a finding; the references are sampled at the default.
     const { codes, metrics } = await judged(primeFactor, [1, 2, 3], { callTimeoutMs: 300 });
     const slower = (change: unknown) => String(change).startsWith('* → +');
     expect((metrics?.survivors as string[]).filter(slower), JSON.stringify(metrics)).toHaveLength(1);
