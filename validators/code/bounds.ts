@@ -3,7 +3,7 @@
 // (code/bound-subject.ts: a parameter, the inputs, or no input at all), and what the hidden tests reach of each: the
 // largest value, the longest list or string. Data for checks/code-bounds.ts.
 import { ATOM, continuesNumber, NUMBER, normalizeNotation, statedNumber } from './bound-numbers.js';
-import { paramOf, type Subject, subjectAt } from './bound-subject.js';
+import { paramOf, SELECTION, type Subject, subjectAt } from './bound-subject.js';
 
 export { statedNumber } from './bound-numbers.js';
 
@@ -51,8 +51,10 @@ function counts(after: string, params: readonly string[]): boolean {
 /** A subject atom ending right before a comparison sign: "n", "nums[i]", "nums.length", "len(nums)", "|v|", "a_i". */
 const ATOM_END = new RegExp(
   String.raw`(?:(len|size|abs)\s*\(\s*([A-Za-z_$][\w$]*)\s*\)|\|\s*([A-Za-z_$][\w$]*)((?:\s*\[[^\]|]{0,20}\])*)\s*\||` +
-    String.raw`([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*))\s*\)?\s*$`,
+    String.raw`([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*))(?:\s*\))*\s*$`,
 );
+/** A call open right before an atom ("max(", "F("). */
+const OPEN_CALL = /(?<![\w$])([A-Za-z_$][\w$]*)\(\s*$/;
 /** A subject atom starting right after a sign ("10^9 >= x"). */
 const ATOM_START = /^\s*([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*)/;
 
@@ -73,11 +75,18 @@ function atomSubject(
   atom: { name: string; of?: 'value' | 'length' | 'size' },
   params: readonly string[],
 ): Subject {
-  if (/[\w)\]]\s*[*+/-]\s*$/.test(text.slice(Math.max(0, at - 12), at))) return { tie: 'aggregate' };
-  // An argument of a function the statement names ("F(n) < 2^63") is no input's bound: a computed quantity (rt24 C2).
-  if (/(?<![\w$])[A-Za-z_$][\w$]*\($/.test(text.slice(Math.max(0, at - 20), at))) return { tie: 'output' };
+  // The calls around the atom: a selection of one value ("max(nums)", "max(abs(nums[i]))", "min(|a_i|)") is one of
+  // the parameter's values (rt25 B1); any other function ("F(n) < 2^63") computes a quantity of its own (rt24 C2).
+  let before = text.slice(Math.max(0, at - 40), at);
+  let selected = false;
+  for (let m = OPEN_CALL.exec(before); m !== null; m = OPEN_CALL.exec(before)) {
+    if (!SELECTION.test(m[1] as string)) return { tie: 'output' };
+    selected = true;
+    before = before.slice(0, m.index);
+  }
+  if (/[\w)\]]\s*[*+/-]\s*$/.test(before.slice(-12))) return { tie: 'aggregate' };
   const param = nameParam(atom.name, params);
-  if (param !== undefined) return { tie: 'param', param, of: atom.of ?? 'value' };
+  if (param !== undefined) return { tie: 'param', param, of: selected ? 'value' : (atom.of ?? 'value') };
   // A symbol of its own ("n <= 10^5") is compared, not governed by a verb of the task (rt24 C1).
   const s = subjectAt(text, at, params, true);
   return atom.of !== undefined && (s.tie === 'param' || s.tie === 'any') ? { ...s, of: atom.of } : s;
