@@ -1,7 +1,8 @@
 // What a stated bound bounds follows from what the statement computes and names (validators/code/bound-subject.ts,
 // bound-words.ts; red team rt25, tests/fixtures/redteam-s19/FINDINGS.md): a selection of a parameter's values bounds
 // them (B1), the nearest named noun phrase is the subject and a parameter after a condition's preposition is none (B2),
-// a subordinate clause is read on its own (B4). Each finding's wordings, the red team's variants and others.
+// a subordinate clause is read on its own (B4), a number no phrase reads that its clause says of an input is judged
+// (B3, bound-unread.ts). Each finding's wordings, the red team's variants and others.
 import { describe, expect, it } from 'vitest';
 import { readBounds } from '../validators/code/bounds.js';
 
@@ -104,5 +105,53 @@ describe('a subordinate clause is read on its own (rt25 B4)', () => {
     expect(read('Return the sum of nums. The sum of values is at most 10^9.', ['nums']).untied).toEqual([
       '1000000000 aggregate',
     ]);
+  });
+});
+
+describe('a number no phrase reads, said of an input by its own clause, is judged as its bound (rt25 B3)', () => {
+  it("ties the inputs' bound said in words no phrase list holds", () => {
+    for (const s of [
+      'Return the sum of the products of adjacent values of nums. nums has at most 20 values and no value exceeds ' +
+        '10^9.',
+      'Return x. nums has 20 values or fewer, each 10^9 or less.',
+      'Return x. Values of nums can be as large as 10^9.',
+      'Return x. Each value of nums is a positive integer not above 10^9.',
+      'Return x. The maximum value in nums is 10^9.',
+      "Return x. nums's values are bounded by 10^9.",
+      // Written otherwise (scratch variants).
+      'Return x. No element of nums is bigger than 10^9.',
+      'Return x. nums never holds a value beyond 10^9.',
+      'Return x. The entries of nums go as high as 10^9.',
+    ])
+      expect(read(s, ['nums']).tied, s).toContain('value 1000000000 nums');
+    expect(read('Return x. nums has 20 values or fewer.', ['nums']).tied).toEqual(['length 20 nums']);
+  });
+
+  it('reads no bound into examples, formulas, dates, places, lower bounds, other nouns or the task threshold', () => {
+    for (const [params, s] of [
+      [
+        ['nums'],
+        'Given nums, for example nums = [3, 1000, 2], return the sorted list. Each value is a year like 1999.',
+      ],
+      [['dates'], 'Given dates, all in 2024, return the weekday of each. There are 10 test cases.'],
+      [['moments'], 'Return, for each moment, the number of seconds since 1970-01-01 00:00:00 UTC.'],
+      [['masses', 'gaps'], 'Return 1e9 * G * masses[i] * masses[i+1] / gaps[i]^2 with G = 6.674e-11 (1 nN = 1e-9 N).'],
+      [['sales'], 'A shop flags a day when its sales reach at least 3521. Given sales, return the flagged days.'],
+      [['nums', 'k'], 'Given nums and k (k >= 1, each value 1 or more), return the sum of nums modulo 1000000007.'],
+      [['numerals'], 'Inside a numeral, a symbol before a larger one is subtracted (IV is 4, XL is 40, CM is 900).'],
+      [['n'], 'You climb n stairs (n >= 0), taking 1, 2 or 3 stairs at each step. With n = 0 there is one way.'],
+      [['nums'], 'Return the sum of nums, modulo 1000000007; it fits in a 64-bit integer.'],
+      [
+        ['words'],
+        'Given a list words, wrap them greedily into lines of 80 characters or fewer (a word that does not fit ' +
+          'starts the next line; no word is longer than 80 characters) and return the number of lines.',
+      ],
+      [
+        ['words'],
+        'Given a list words, wrap them greedily into lines of at most 80 characters (a word that does not fit starts ' +
+          'the next line; no word is longer than 80 characters) and return the number of lines.',
+      ],
+    ] as const)
+      expect(read(s, params).tied, s).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import {
   OUTPUT,
   paramOf,
   SELECTING,
+  UPPER_WORDS,
   type Word,
   words,
   CONDITION,
@@ -199,14 +200,40 @@ function listedBefore(text: string, at: number, pos: number, params: readonly st
   return shared || /\b(?:both|each|all)\s+$/i.test(text.slice(Math.max(0, end - 8), end)) ? out : [];
 }
 
+/** Where the sentence and the clause of a position start. */
+export function placeOf(text: string, pos: number): { sentence: number; clause: number } {
+  const sentence = Math.max(lastEnd(text, SENTENCE_START, pos), pos - SENTENCE_REACH);
+  return { sentence, clause: Math.max(sentence, lastEnd(text, CLAUSE_START, pos)) };
+}
+
+/**
+ * The input a number no phrase reads bounds (rt25 B3): where its own clause names an input as its subject (a
+ * parameter, or input words: "no value exceeds", "nums can be as large as"), what `subjectAt` ties it to; null where
+ * the clause names none, or where the number is what the task makes the inputs into ("into lines of 80").
+ */
+export function unreadSubject(text: string, pos: number, params: readonly string[]): Subject | null {
+  const { clause } = placeOf(text, pos);
+  const own = clauseCue(text, words(text, clause, pos), params);
+  if (own === null || ('subject' in own && own.subject.tie !== 'param') || taskNoun(text, clause, pos, params))
+    return null;
+  const subject = subjectAt(text, pos, params);
+  return subject.tie === 'param' || subject.tie === 'any' ? subject : null;
+}
+
+/** Whether a number at a position is what the task makes the inputs into ("wrap them into lines of 80 characters"). */
+export function taskThreshold(text: string, pos: number, params: readonly string[]): boolean {
+  const phrase = new RegExp(String.raw`\b${UPPER_WORDS}\s*$`, 'i').exec(text.slice(Math.max(0, pos - 30), pos));
+  const at = phrase === null ? pos : pos - phrase[0].length;
+  return taskNoun(text, placeOf(text, at).clause, at, params);
+}
+
 /**
  * The subject of a bound whose comparison starts at `pos`: the nearest named quantity of its clause, else of its
  * sentence before it; a clause of input words alone is tied to the parameter its sentence names, else to any
  * argument. `symbol`: the bound compares a symbol of its own ("n <= 10^5"), which no verb of the task governs.
  */
 export function subjectAt(text: string, pos: number, params: readonly string[], symbol = false): Subject {
-  const sentence = Math.max(lastEnd(text, SENTENCE_START, pos), pos - SENTENCE_REACH);
-  const clause = Math.max(sentence, lastEnd(text, CLAUSE_START, pos));
+  const { sentence, clause } = placeOf(text, pos);
   const ws = words(text, clause, pos);
   if (existential(text, clause, pos, params)) return { tie: 'none' };
   const own = clauseCue(text, ws, params);

@@ -39,11 +39,16 @@ export function words(text: string, from: number, to: number): Word[] {
   }));
 }
 
+/** The phrases of an upper bound in words ("at most", "up to", "never exceeds"). */
+export const UPPER_WORDS =
+  '(?:at most|up to|no more than|not more than|no greater than|not greater than|no larger than|below|less than|' +
+  "under|not exceeding|smaller than|lower than|(?:never|not|cannot|n't)\\s+(?:be\\s+)?exceeds?)";
+
 /** Functions that select one of their arguments' values (an order statistic, a magnitude): no computed quantity. */
 export const SELECTING = 'max|min|maximum|minimum|abs';
 export const SELECTION = new RegExp(`^(?:${SELECTING})$`, 'i');
 
-/** Articles and demonstratives: an unknown word right after one heads a noun phrase ("the count", "a subarray count"). */
+/** Articles and demonstratives: an unknown word right after one heads a noun phrase ("the count", "a subarray"). */
 const ARTICLE = /^(?:the|a|an|this|these|that|those|its|their|such)$/i;
 /** Prepositions that make a parameter after them a condition of a later bound ("for n up to 40", "at n = 40"). */
 export const CONDITION = /^(?:for|at|to|when|if|until|from|under|over|given)$/i;
@@ -64,7 +69,9 @@ export function namedNoun(text: string, ws: readonly Word[], i: number): boolean
   const w = ws[i] as Word;
   const known = (v: string) =>
     INPUTISH.test(v) || OUTPUT.test(v) || AGGREGATE.test(v) || LENGTH_WORD.test(v) || DETERMINER.test(v);
-  if (known(w.word) || DESCRIBING.test(w.word) || !/^[A-Za-z]{2,}$/.test(w.word)) return false;
+  // A modifier of a known noun ("a positive integer") heads nothing.
+  if (known(w.word) || DESCRIBING.test(w.word) || !/^[A-Za-z]{2,}$/.test(w.word) || known(ws[i + 1]?.word ?? ''))
+    return false;
   const prev = ws[i - 1];
   const article = ARTICLE.test(prev?.word ?? '') && beside(text, prev, w) ? prev : undefined;
   const modifier = ws[i - 2];
