@@ -29,8 +29,9 @@ const MANIFEST = readRedteam([
   'redteam-trust21',
   // rt23e (session 18): the episodic rule readers and canonical calls session 17 added.
   'redteam-s18e',
-  // rt22 (session 17) attacked every kind: its episodic entries (the others: redteam.test.ts, redteam-code.test.ts).
-]).concat(readRedteam(['redteam-s17', 'redteam-s18']).filter((e) => e.kind === 'episodic'));
+  // rt22 (session 17), rt24 (session 18) and rt25 (session 19) attacked every kind: their episodic entries (the
+  // others: redteam.test.ts, redteam-code.test.ts).
+]).concat(readRedteam(['redteam-s17', 'redteam-s18', 'redteam-s19']).filter((e) => e.kind === 'episodic'));
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 240_000 };

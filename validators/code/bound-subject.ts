@@ -5,6 +5,8 @@
 // 80 characters"), or nothing. Only a bound tied to an input constrains the hidden tests.
 import {
   AGGREGATE,
+  beside,
+  CONDITION,
   DETERMINER,
   existential,
   INPUTISH,
@@ -16,8 +18,6 @@ import {
   UPPER_WORDS,
   type Word,
   words,
-  CONDITION,
-  beside,
 } from './bound-words.js';
 
 export { paramOf, SELECTION } from './bound-words.js';
@@ -220,9 +220,12 @@ export function unreadSubject(text: string, pos: number, params: readonly string
   return subject.tie === 'param' || subject.tie === 'any' ? subject : null;
 }
 
+/** An upper bound's phrase right before a number ("lines of at most 80"). */
+const UPPER_BEFORE = new RegExp(String.raw`\b${UPPER_WORDS}\s*$`, 'i');
+
 /** Whether a number at a position is what the task makes the inputs into ("wrap them into lines of 80 characters"). */
 export function taskThreshold(text: string, pos: number, params: readonly string[]): boolean {
-  const phrase = new RegExp(String.raw`\b${UPPER_WORDS}\s*$`, 'i').exec(text.slice(Math.max(0, pos - 30), pos));
+  const phrase = UPPER_BEFORE.exec(text.slice(Math.max(0, pos - 30), pos));
   const at = phrase === null ? pos : pos - phrase[0].length;
   return taskNoun(text, placeOf(text, at).clause, at, params);
 }

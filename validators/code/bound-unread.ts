@@ -20,7 +20,7 @@ const NOT_MAGNITUDE = new RegExp(
 const LOWER_AFTER = /^\s*(?:or|and)\s+(?:more|greater|larger|higher|above|up|over)\b/i;
 /** What after a number makes it part of something else: a word, a decimal, a formula, a date or time, "64-bit". */
 const PART_OF = /^(?:[\w$(]|\.\d|\s*[*/^=%<>]|[-:/]\s*[\dA-Za-z]|\s*(?:st|nd|rd|th)\b)/;
-/** A sentence that gives an example: its numbers are instances, not promises. */
+/** Words that open an example: the numbers after them in their sentence are instances, not promises. */
 const EXAMPLE = /\b(?:for example|for instance|e\.g|such as|example)\b/i;
 
 /** A number the reader found no phrase for, tied to the input its own clause names. */
@@ -61,8 +61,7 @@ export function unreadNumbers(
     const after = text.slice(n.end, n.end + 40);
     if (PART_OF.test(after) || LOWER_AFTER.test(after) || NOT_MAGNITUDE.test(text.slice(Math.max(0, n.at - 16), n.at)))
       continue;
-    if (quoted(text, sentence, n.at) || EXAMPLE.test(text.slice(sentence, n.at + 80).split(/[.!?](?=\s)|\n/)[0] ?? ''))
-      continue;
+    if (quoted(text, sentence, n.at) || EXAMPLE.test(text.slice(sentence, n.at))) continue;
     if (thresholds.some((t) => t.value === n.value && placeOf(text, t.at).sentence === sentence)) continue;
     const subject = unreadSubject(text, n.at, params);
     if (subject !== null) out.push({ raw: n.raw, subject, after });
