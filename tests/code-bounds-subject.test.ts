@@ -141,6 +141,8 @@ describe('a number no phrase reads, said of an input by its own clause, is judge
       [['numerals'], 'Inside a numeral, a symbol before a larger one is subtracted (IV is 4, XL is 40, CM is 900).'],
       [['n'], 'You climb n stairs (n >= 0), taking 1, 2 or 3 stairs at each step. With n = 0 there is one way.'],
       [['nums'], 'Return the sum of nums, modulo 1000000007; it fits in a 64-bit integer.'],
+      [['matrix'], 'Rotate the n x n matrix by 90 degrees clockwise.'],
+      [['nums'], 'Given nums, return them shifted by 1000 places.'],
       [
         ['words'],
         'Given a list words, wrap them greedily into lines of 80 characters or fewer (a word that does not fit ' +

@@ -8,12 +8,13 @@ import { placeOf, type Subject, taskThreshold, unreadSubject } from './bound-sub
 /** A number standing alone: not part of a word, an exponent, a formula or a comparison the reader reads. */
 const LONE_NUMBER = new RegExp(String.raw`(?<![\w.$'"])${NUMBER}`, 'g');
 /**
- * What before a number makes it no upper bound: a place, a time, a part or a modulus ("in 2024", "of 5"), a lower
- * bound ("at least 1"), an operator or a comparison sign ("10 ^ 9", ">= 1").
+ * What before a number makes it no upper bound: a place, a time, a part or a modulus ("in 2024", "of 5"), an amount of
+ * a change ("rotate by 90"; not "bounded by"), a lower bound ("at least 1"), an operator or a sign ("10 ^ 9", ">= 1").
  */
 const NOT_MAGNITUDE = new RegExp(
   String.raw`(?:\b(?:in|on|at|since|during|after|before|until|till|from|of|for|with|per|to|into|within|around|modulo|` +
-    String.raw`mod|at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than)|[\^*/+=<>%-])\s*$`,
+    String.raw`mod|at\s+least|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)\s+than|` +
+    String.raw`(?<!\b(?:bounded|limited|capped)\s+)by)|[\^*/+=<>%-])\s*$`,
   'i',
 );
 /** What after a number makes it a lower bound ("1 or more", "5 and up"). */
