@@ -82,16 +82,60 @@ describe('session slots held busy', () => {
     await until(gates, 1); // the step queued on a2 runs; the one on a1 does not
     release();
     expect(await Promise.all(queued)).toEqual(['E_EPISODE_EVICTED', expect.objectContaining({ turn: 2 })]);
-    // A is at its share (a2) while B holds the other slot: its resume waits for a slot of its own.
-    await expect(sessions.get(a1, A)).rejects.toMatchObject({ code: 'E_TOO_MANY_SESSIONS' });
-    await sessions.end(b.id, B);
-    // Then a1 resumes from its journal, its running step included, and goes on at turn 2.
+    // A is at its share (a2, idle) while B holds the other slot: a read of a1 needs no slot (redteam-v23 V23-3) ...
+    expect(await sessions.get(a1, A)).toMatchObject({ episode: a1, turn: 1, done: false });
+    expect(sessions.size).toBe(2);
+    // ... and its step takes back A's own idle a2 (V23-2): a1 resumes from its journal, its running step included.
     replays.length = 0;
     const next = sessions.step(a1, tick, 2, A);
     await until(gates, 1);
     release();
     expect(await next).toMatchObject({ episode: a1, turn: 2 });
     expect(replays[0]).toEqual([tick]);
+    expect(await sessions.get(b.id, B)).toMatchObject({ turn: 0 }); // B's slot was never A's to take
+    await sessions.close();
+  });
+
+  it("take back the asker's own least recently used idle session before a 429, never another client's", () => {
+    const held = (id: string, client: Client, busy: number, lastUsed: number): SlotHolder => ({
+      id,
+      client,
+      busy,
+      lastUsed,
+    });
+    const open = new Map(
+      [held('b-old', B, 0, 0), held('a-busy', A, 1, 1), held('a-idle', A, 0, 5), held('b-new', B, 0, 9)].map((h) => [
+        h.id,
+        h,
+      ]),
+    );
+    const evicted: string[] = [];
+    const slots = new SessionSlots(4, open, (id) => evicted.push(id));
+    slots.reserve(A)(); // A at its share of 2: its own idle session, not B's older one
+    expect(evicted).toEqual(['a-idle']);
+    open.delete('a-idle');
+    open.set('a-new', held('a-new', A, 1, 10));
+    expect(() => slots.reserve(A)).toThrow(/client A holds 2 .*fair share is 2 .*every session it holds is busy/);
+    expect(evicted).toEqual(['a-idle']);
+  });
+
+  it('end and read an evicted episode without a slot while every session of its client is busy', async () => {
+    const { sessions, gates, release } = table();
+    const a1 = (await sessions.create(identity(1), A)).id;
+    await sessions.create(identity(2), A);
+    const a3 = (await sessions.create(identity(3), A)).id; // A's own idle a1 taken back, back to its journal
+    const ids = [...(sessions as unknown as { open: Map<string, unknown> }).open.keys()];
+    expect(ids).not.toContain(a1);
+    const running = ids.map((id) => sessions.step(id, tick, 1, A));
+    await until(gates, 2); // every slot of A's is busy
+    await expect(sessions.step(a1, tick, 1, A)).rejects.toMatchObject({ code: 'E_TOO_MANY_SESSIONS' });
+    expect(await sessions.get(a1, A)).toMatchObject({ episode: a1, turn: 0, done: false });
+    expect(await sessions.end(a1, A)).toMatchObject({ episode: a1, done: true, end: 'truncated' });
+    expect(await sessions.get(a1, A)).toMatchObject({ done: true, end: 'truncated' });
+    expect(sessions.size).toBe(2);
+    release();
+    expect((await Promise.all(running)).map((r) => r.turn)).toEqual([1, 1]);
+    expect(await sessions.end(a3, A)).toMatchObject({ done: true });
     await sessions.close();
   });
 
