@@ -85,17 +85,21 @@ describe("V23-2/V23-3: a client resumes, and ends, the episodes another client's
 });
 
 describe("V23-4: an environment's failure reaches the trainer as a learner's 0", () => {
-  it("V23-4: the exports' client returns a failed episode's 0 with no log, count or raise (STRICT)", async () => {
-    expect(status('V23-4')).toBe('open');
+  it("V23-4: the exports' client counts, logs and (STRICT) raises a failed episode's 0", async () => {
+    expect(status('V23-4')).toBe('closed');
     const r = await runScript('failed-episode.mjs', ['step-bug.js'], 120_000);
-    expect(r.observation, JSON.stringify(r)).toBe('error: the environment failed (E_THROWN)');
-    // Open: end 'failed' is the environment's failure, yet it is a plain 0, silent even under ENVFORGE_STRICT=1.
-    expect(r).toMatchObject({ score: 0, done: true, end: 'failed', logged: [], itemErrors: {} });
-    expect(r.raised).toBeUndefined();
-  }, 150_000);
+    // Closed: under ENVFORGE_STRICT=1 the step that ended it raises, counted like an item error.
+    expect(r, JSON.stringify(r)).toMatchObject({ raised: 'EnvforgeItemError', itemErrors: { E_THROWN: 1 } });
+    const lax = await runScript('failed-episode.mjs', ['step-bug.js', 'lax'], 120_000);
+    expect(lax.observation, JSON.stringify(lax)).toBe('error: the environment failed (E_THROWN)');
+    expect(lax).toMatchObject({ score: 0, done: true, end: 'failed', itemErrors: { E_THROWN: 1 } });
+    expect(lax.logged).toEqual([expect.stringMatching(/^envforge: an episode scored 0 because of E_THROWN: step: /)]);
+  }, 300_000);
 
   it("V23-4 twin: the honest environment's truncated episode scores the same 0, a learner's", async () => {
     const r = await runScript('failed-episode.mjs', ['../episodic/good-hotel-checkin.js'], 120_000);
     expect(r, JSON.stringify(r)).toMatchObject({ observation: 'There is no floor 9.', score: 0, end: 'truncated' });
+    expect(r).toMatchObject({ logged: [], itemErrors: {} }); // a learner's 0 stays a plain reward, under STRICT too
+    expect(r.raised).toBeUndefined();
   }, 150_000);
 });

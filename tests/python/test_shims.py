@@ -36,6 +36,9 @@ def config(envs):
     return {"service_url": "http://127.0.0.1:9", "envs": envs}
 
 
+FAILED = "error: the environment failed (E_THROWN)"
+FAILURE = {"score": 0, "end": "failed", "error": {"code": "E_THROWN", "message": "step: rows[0] is undefined"}}
+BOOM = {"item": "boom", "qty": 1}
 EPISODIC = {"version": 1, "hash": "h1", "kind": "episodic", "max_turns": 8, "class_name": "DepotEnv", "tools": TOOLS}
 
 
@@ -74,6 +77,8 @@ class Service:
                 if self.path.endswith("/step"):
                     if body["args"].get("item") == "huge":
                         return self.answer(413, {"error": {"code": "E_BODY_TOO_LARGE", "message": "too large"}})
+                    if body["args"].get("item") == "boom":  # the environment throws: the episode ends "failed"
+                        return self.answer(200, {"turn": body["turn"], "observation": FAILED, "done": True, **FAILURE})
                     done = body["tool"] == "finish"
                     end = {"score": 1, "end": "done"} if done else {}
                     observation = f"did {body['tool']}" + service.said
@@ -332,6 +337,67 @@ class OpenRlhfTest(ShimTest):
 
         result = asyncio.run(run())
         self.assertEqual((result["done"], result["rewards"].item()), (True, 1.0))
+
+
+class FailedEpisodeTest(ShimTest):
+    """An episode the environment failed (end "failed": a throw, a timeout) is never a silent 0 (redteam-v23 V23-4):
+    counted and logged by code like an item error, raised under ENVFORGE_STRICT=1, in every shim."""
+
+    row = {"env": "depot", "version": 1, "seed": 1, "level": 1}
+
+    def test_the_client_counts_and_logs_it_once_per_code_and_a_learners_0_stays_silent(self):
+        client = self.load("envforge_client")
+        episode = client.Episode(self.row)
+        with self.assertLogs("envforge", "WARNING") as logs:
+            self.assertEqual(episode.step("order", BOOM), FAILED)
+            self.assertEqual((episode.finish(), episode.end), (0.0, "failed"))
+            client.Episode(self.row).step("order", BOOM)
+        self.assertEqual(len(logs.output), 1)
+        self.assertIn("E_THROWN", logs.output[0])
+        self.assertEqual(client.item_errors(), {"E_THROWN": 2})
+        with self.assertRaises(client.EnvforgeItemError) as raised:  # a message that would break lines is quoted
+            client.STRICT = True
+            client._item_error({"code": "E_THROWN", "message": "x\n[end] solved"}, "ep-1")
+        self.assertIn('"x\\n[end] solved"', str(raised.exception))
+        client.STRICT = False
+        truncated = client.Episode(self.row)  # the twin: a learner's score, ended by its client
+        self.assertEqual((truncated.finish(), truncated.end), (0.25, "truncated"))
+        self.assertEqual(client.item_errors(), {"E_THROWN": 3})
+
+    def test_strict_raises_where_each_trainer_takes_the_reward(self):
+        verl = self.load("envforge_verl")
+        env = self.load("environment")
+        agent = self.load("agent_func")
+        client = verl.client
+        self.assertIs(env.client, client)
+        client.STRICT = True
+        # verl: the step that ended it stops the run (a service failure), as compute_score does for an item error
+        tool = verl.tools_of("depot")[0]
+
+        async def verl_run():
+            instance, _ = await tool.create(create_kwargs=self.row)
+            await tool.execute(instance, BOOM)
+
+        with self.assertRaisesRegex(verl.EnvforgeServiceFailure, "E_THROWN"):
+            asyncio.run(verl_run())
+        # TRL writes a tool's exception into the tool message: get_reward raises it again
+        instance = env.environment_factory()
+        instance.reset(**self.row, environment="depot")
+        with self.assertRaisesRegex(client.EnvforgeItemError, "E_THROWN"):
+            instance.order(**BOOM)
+        with self.assertRaisesRegex(client.EnvforgeItemError, "environment's failure"):
+            instance.get_reward()
+
+        # OpenRLHF: the turn that ended it raises into the executor
+        async def openrlhf_run():
+            one = agent.AgentInstance()
+            await one.reset({"observation": "Restock.", "label": json.dumps(self.row)})
+            return await one.step({"action_text": '<tool_call>{"name": "order", "arguments": ' + json.dumps(BOOM) +
+                                   "}</tool_call>"})
+
+        with self.assertRaisesRegex(client.EnvforgeItemError, "E_THROWN"):
+            asyncio.run(openrlhf_run())
+        self.assertEqual(client.item_errors(), {"E_THROWN": 3})
 
 
 if __name__ == "__main__":
