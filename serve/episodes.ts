@@ -180,13 +180,13 @@ export class EpisodeSessions {
     return found.then((s) => {
       s.busy++;
       const next = s.queue
-        .then(() => (s.evicted && !s.over ? Promise.reject(evictedError(id)) : work(s)))
+        .then(() => (s.evicted && !s.over && slot ? Promise.reject(evictedError(id)) : work(s)))
         .finally(() => {
           if (--s.busy === 0 && this.draining.get(id) === s) this.draining.delete(id);
           s.lastUsed = Date.now();
           if (!free) return;
-          this.ending.delete(id); // rebuilt without a slot: back to its journal unless another request holds it now
-          if (!s.over && s.busy === 0 && this.open.get(id) === s) this.open.delete(id);
+          this.ending.delete(id); // rebuilt without a slot: back to its journal (a step queued on it meanwhile: 503)
+          if (!s.over && this.open.get(id) === s) this.evict(id);
         });
       s.queue = next.catch(() => {});
       return next;

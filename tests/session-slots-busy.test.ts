@@ -139,6 +139,24 @@ describe('session slots held busy', () => {
     await sessions.close();
   });
 
+  it('end an evicted episode twice at once, and read one while it is stepped, holding no slot after', async () => {
+    const { sessions } = table();
+    const [a1, a2] = [(await sessions.create(identity(1), A)).id, (await sessions.create(identity(2), A)).id];
+    await sessions.create(identity(3), A); // a1 back to its journal
+    await sessions.create(identity(4), A); // a2 too
+    const ends = await Promise.all([sessions.end(a1, A), sessions.end(a1, A)]);
+    expect(ends.map((e) => e.end)).toEqual(['truncated', 'truncated']);
+    // A step joining a read's rebuild would hold a session no slot counts: it is answered evicted (retry: it resumes in
+    // a slot), and the reads stand.
+    const reads = [sessions.get(a2, A), sessions.get(a2, A)];
+    const stepped = sessions.step(a2, tick, 1, A).catch((e: { code: string }) => e.code);
+    expect(await Promise.all(reads)).toMatchObject([{ turn: 0 }, { turn: 0 }]);
+    expect(await stepped).toBe('E_EPISODE_EVICTED');
+    const inside = sessions as unknown as { ending: Map<string, unknown> };
+    expect([inside.ending.size, sessions.size]).toEqual([0, 2]);
+    await sessions.close();
+  });
+
   it('prefer an idle session of the same client, and evict no busy one past `max` still finishing', () => {
     const held = (id: string, busy: number, lastUsed: number): SlotHolder => ({ id, client: A, busy, lastUsed });
     const open = new Map([held('busy-old', 1, 0), held('idle-new', 0, 5)].map((h) => [h.id, h]));

@@ -48,6 +48,7 @@ class Service:
     def __init__(self):
         self.requests = []
         self.said = ""  # what the environment adds to its prompt and every observation
+        self.end_fails = False  # the environment's score() fails when an episode is ended (a DELETE answers "failed")
         self.lock = threading.Lock()
         service = self
 
@@ -85,7 +86,8 @@ class Service:
                     step = {"turn": body["turn"], "observation": observation, "done": done, **end}
                     return self.answer(200, step)
                 if self.command == "DELETE":
-                    return self.answer(200, {"done": True, "score": 0.25, "end": "truncated"})
+                    ended = FAILURE if service.end_fails else {"score": 0.25, "end": "truncated"}
+                    return self.answer(200, {"done": True, **ended})
                 if self.path == "/v1/verify":
                     return self.answer(200, {"results": [{"score": 1.0} for _ in body["items"]]})
                 return self.answer(404, {"error": {"code": "E_NOT_FOUND", "message": self.path}})
@@ -363,6 +365,25 @@ class FailedEpisodeTest(ShimTest):
         truncated = client.Episode(self.row)  # the twin: a learner's score, ended by its client
         self.assertEqual((truncated.finish(), truncated.end), (0.25, "truncated"))
         self.assertEqual(client.item_errors(), {"E_THROWN": 3})
+
+    def test_an_episode_whose_end_fails_is_counted_too_and_strict_raises_at_release(self):
+        verl = self.load("envforge_verl")
+        self.service.end_fails = True  # the step goes on; score() throws when the episode is ended (timed out, say)
+        episode = verl.client.Episode(self.row)
+        self.assertEqual(episode.step("order", {"item": "ab", "qty": 1}), "did order")
+        with self.assertLogs("envforge", "WARNING"):
+            self.assertEqual((episode.finish(), episode.end), (0.0, "failed"))
+        self.assertEqual(verl.client.item_errors(), {"E_THROWN": 1})
+        verl.client.STRICT = True
+        tool = verl.tools_of("depot")[0]
+
+        async def run():
+            instance, _ = await tool.create(create_kwargs=self.row)
+            await tool.execute(instance, {"item": "ab", "qty": 1})
+            await tool.release(instance)
+
+        with self.assertRaisesRegex(verl.EnvforgeServiceFailure, "E_THROWN"):
+            asyncio.run(run())
 
     def test_strict_raises_where_each_trainer_takes_the_reward(self):
         verl = self.load("envforge_verl")
