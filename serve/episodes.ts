@@ -185,8 +185,9 @@ export class EpisodeSessions {
           if (--s.busy === 0 && this.draining.get(id) === s) this.draining.delete(id);
           s.lastUsed = Date.now();
           if (!free) return;
-          this.ending.delete(id); // rebuilt without a slot: back to its journal (a step queued on it meanwhile: 503)
-          if (!s.over && this.open.get(id) === s) this.evict(id);
+          // rebuilt without a slot: kept where one is free, else back to its journal (a step queued on it: evicted)
+          this.ending.delete(id);
+          if (!s.over && this.open.get(id) === s && this.slots.overfull()) this.evict(id);
         });
       s.queue = next.catch(() => {});
       return next;

@@ -116,6 +116,11 @@ export class SessionSlots {
     return ours < 2 * share && mine < Math.max(1, Math.floor(share / keys.size));
   }
 
+  /** Whether the sessions held (and reserved) are past `max`: one held without a slot must then go. */
+  overfull(): boolean {
+    return this.open.size + this.reservedTotal > this.max;
+  }
+
   /** Sessions (and reservations) per client key, for the operator's view. */
   holdings(): Map<string, number> {
     return this.count().byKey;

@@ -139,6 +139,21 @@ describe('session slots held busy', () => {
     await sessions.close();
   });
 
+  it('keep a session a read rebuilt where a slot is free (its next step replays nothing)', async () => {
+    const { sessions, gates, replays, release } = table();
+    const a1 = (await sessions.create(identity(1), A)).id;
+    (sessions as unknown as { evict(id: string): void }).evict(a1); // as an idle sweep or a restart leaves it
+    expect(await sessions.get(a1, A)).toMatchObject({ turn: 0 });
+    expect(sessions.size).toBe(1);
+    replays.length = 0;
+    const next = sessions.step(a1, tick, 1, A);
+    await until(gates, 1);
+    release();
+    expect(await next).toMatchObject({ turn: 1 });
+    expect(replays).toEqual([]);
+    await sessions.close();
+  });
+
   it('end an evicted episode twice at once, and read one while it is stepped, holding no slot after', async () => {
     const { sessions } = table();
     const [a1, a2] = [(await sessions.create(identity(1), A)).id, (await sessions.create(identity(2), A)).id];
