@@ -11,7 +11,7 @@ import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import type { CallResult, RolloutPolicy } from '../sandbox/protocol.js';
 import { incidentParties, type Client } from './clients.js';
 import { confirmAndRecord } from './defence.js';
-import { replayBudgetMs } from './episode-session.js';
+import { replayBudgetMs, type Session } from './episode-session.js';
 import type { Service } from './service.js';
 
 export interface EpisodeFailure {
@@ -72,4 +72,16 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     };
   };
   return confirmAndRecord(service.defence, [misbehaviour], rerun, ACTION_LOG_FN).catch(() => {});
+}
+
+/** `defendEpisode` for a failure in an open session's episode, its actions so far. */
+export function defendSession(
+  service: Service,
+  s: Session,
+  r: { code: string; message: string; fn: string },
+  client: Client,
+): void {
+  const { code, message, fn } = r;
+  const actions = s.turns.map((t) => t.action);
+  void defendEpisode(service, { record: s.record, meta: s.meta, ...s.identity, actions, code, message, fn, client });
 }
