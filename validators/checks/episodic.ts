@@ -63,7 +63,7 @@ export function undoneLater(
 ) {
   if (!r?.ok || !reference?.ok || r.state === undefined || reference.state === undefined || changed.length === 0)
     return false;
-  // Its own paths first (as written, bookkeeping or not), then the rest of the state (lists as sets, bookkeeping aside).
+  // Its own paths first (as written, bookkeeping or not), then the rest (lists as sets, bookkeeping aside).
   const overlap = (d: string, c: string) => d === c || d.startsWith(`${c}.`) || c.startsWith(`${d}.`);
   const own = differingPaths(reference.state, r.state);
   if (own.length >= 32 || own.some((d) => changed.some((c) => overlap(d, c)))) return false;
