@@ -39,15 +39,18 @@ function knownOf(r: Rollout, initial: RolloutResult | undefined) {
 
 /**
  * Whether an observation of a probe with `sent` actions (a wrong value refused) shows a number the reference sends
- * that neither the prompt nor the initial state holds, in the reply to the call that sent the wrong value in its place
- * or later: the right value answered after a wrong one. A value shown before (an amount due read, a ticket number
- * issued: redteam-s20e S3, S5) is judged by the copy's play (`copyOf`), not by coincidence here.
+ * that neither the prompt nor the initial state holds. With `afterWrong`, only in the reply to the call that sent the
+ * wrong value in its place or later (the right value answered after a wrong one): where the texts state no arithmetic
+ * to derive the value, one shown before (an amount due read, a ticket number issued: redteam-s20e S3, S5) is judged by
+ * the copy's play (`copyOf`), not by coincidence here; where they do, a value shown before is a preview of what the
+ * agent should compute (tests/fixtures/episodic/broken-tool-leaks-answer.js).
  */
 export function observationLeaks(
   r: Rollout,
   observations: string[] | undefined,
   initial: RolloutResult | undefined,
   sent: unknown[],
+  afterWrong = false,
 ): boolean {
   const held = knownOf(r, initial);
   if (!held || !observations) return false;
@@ -58,7 +61,8 @@ export function observationLeaks(
       if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || held.known.has(String(v)))
         return false;
       return observations.some(
-        (text, j) => j >= k && !argsOf(sent[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v),
+        (text, j) =>
+          (!afterWrong || j >= k) && !argsOf(sent[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v),
       );
     }),
   );
@@ -186,7 +190,11 @@ export const episodicLeaks: EpisodicCheck = {
         const coincident = earned(true);
         const refused = ctx.refs.map((r, i) => {
           const probe = perturbed.get(i);
-          return probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions);
+          const texts = [r.prompt ?? '', ctx.meta.description, ...ctx.meta.tools.map((t) => t.description)];
+          const afterWrong = !statesArithmetic(texts);
+          return (
+            probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions, afterWrong)
+          );
         });
         const leaks = ctx.refs.map((_, i) => copied.has(i) || (refused[i] as boolean));
         const decided = (i: number) => !undecided.has(i) || (refused[i] as boolean);
