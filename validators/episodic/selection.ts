@@ -155,10 +155,9 @@ const picked = (m: Marks, s: PickSample) =>
 /** The number of ways to pick `k` of `n` (0 outside 0..n). */
 function choose(n: number, k: number): number {
   if (k < 0 || k > n) return 0;
-  const m = Math.min(k, n - k);
   let c = 1;
-  for (let i = 1; i <= m; i++) c = (c * (n - m + i)) / i;
-  return Math.round(c);
+  for (let i = 1; i <= Math.min(k, n - k); i++) c = (c * (n - k + i)) / i;
+  return c;
 }
 
 /**
