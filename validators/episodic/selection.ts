@@ -2,7 +2,7 @@
 // servers it shuts down), read off the structure of the listings a policy sees before acting (the replies of
 // tools without arguments; the prompt states the task and names entities for it): a rank, a layout, a mention
 // count, the id's parity. Fitted on half the episodes as a set of marking values at one place, judged on the
-// other half as the exact chosen set, against a random pick of as many.
+// other half against a random pick of as many.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Trial } from '../checks/rules.js';
@@ -152,28 +152,18 @@ function fitMarks(samples: readonly PickSample[], fit: number[]): Marks | null {
 const picked = (m: Marks, s: PickSample) =>
   s.candidates.filter((c) => (s.fields.get(c) ?? []).some((f) => split(f)[0] === m.place && m.marks.has(split(f)[1])));
 
-/** The number of ways to pick `k` of `n` (0 outside 0..n). */
-function choose(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  let c = 1;
-  for (let i = 1; i <= Math.min(k, n - k); i++) c = (c * (n - k + i)) / i;
-  return c;
-}
-
 /**
- * A pick scored as the score judges the decision, the episode's chosen set exactly (redteam-s20e S4): 1 where the
- * pick is the listed chosen set, against the chance that a random pick of as many is that set (1 / C(N, k); 0 where
- * the sizes differ). An overlap's chance grows toward 1 as the chosen set grows toward the whole listing ('all but
- * the gift card'), hiding a perfect reader inside the tolerance.
+ * A pick scored as a set: its overlap with the choice over the larger of the two, against a random pick of as many from
+ * the candidates.
  */
 function judgePick(m: Marks, s: PickSample): { win: number; chance: number } {
   const p = picked(m, s);
   if (p.length === 0) return { win: 0, chance: 0 };
+  const size = Math.max(p.length, s.chosen.size);
   const listed = s.candidates.filter((c) => s.chosen.has(c)).length;
-  const exact = p.length === listed && p.every((c) => s.chosen.has(c));
   return {
-    win: exact ? 1 : 0,
-    chance: p.length === listed ? 1 / choose(s.candidates.length, listed) : 0,
+    win: p.filter((c) => s.chosen.has(c)).length / size,
+    chance: (p.length * listed) / s.candidates.length / size,
   };
 }
 
