@@ -31,6 +31,8 @@ const MANIFEST = readRedteam([
   'redteam-s18e',
   // rt26e (session 20): the episodic judging's new mechanisms (merged.ts, copies.ts, tool-words.ts, undoneLater).
   'redteam-s20e',
+  // rt27e (session 21): session 20's episodic fixes (caps.ts, undoneLater, directedCopy, observationLeaks).
+  'redteam-s21e',
   // rt22 (session 17), rt24 (session 18) and rt25 (session 19) attacked every kind: their episodic entries (the
   // others: redteam.test.ts, redteam-code.test.ts).
 ]).concat(readRedteam(['redteam-s17', 'redteam-s18', 'redteam-s19']).filter((e) => e.kind === 'episodic'));
