@@ -23,6 +23,7 @@ interface ServeFlags {
   bodyBudget?: number;
   clientBodyBudget?: number;
   bodyTimeout: number;
+  sendTimeout: number;
   sessionIdle: number;
   episodesDir?: string;
   operatorToken?: string;
@@ -115,6 +116,13 @@ export function registerServe(program: Command, io: Io): void {
       'a request body still arriving this long after its headers is dropped (408, connection closed)',
       integerOption('--body-timeout', 1),
       DEFAULT_SERVE_OPTIONS.bodyTimeoutMs,
+    )
+    .option(
+      '--send-timeout <ms>',
+      'an answer its client has not read this long after it was written (plus 1 s per MiB of it) has its ' +
+        'connection closed, so unread answers hold memory for a bounded time',
+      integerOption('--send-timeout', 1),
+      DEFAULT_SERVE_OPTIONS.sendTimeoutMs,
     )
     .option(
       '--session-idle <ms>',
@@ -214,6 +222,7 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
     maxSessions: flags.maxSessions,
     maxConnections: flags.maxConnections,
     bodyTimeoutMs: flags.bodyTimeout,
+    sendTimeoutMs: flags.sendTimeout,
     ...(flags.bodyBudget !== undefined ? { bodyBudgetBytes: flags.bodyBudget } : {}),
     ...(flags.clientBodyBudget !== undefined ? { clientBodyBytes: flags.clientBodyBudget } : {}),
     sessionIdleMs: flags.sessionIdle,

@@ -28,6 +28,11 @@ export interface ServeOptions {
   clientBodyBytes?: number;
   /** A request body still arriving this long after its headers is dropped (408 E_BODY_TIMEOUT, connection closed). */
   bodyTimeoutMs: number;
+  /**
+   * An answer its client has not read this long after it was written (plus a second per MiB of it) has its connection
+   * closed (serve/answer-budget.ts): what the service holds for unread answers is bounded in time as well as bytes.
+   */
+  sendTimeoutMs: number;
   maxItemsPerRequest: number;
   /** How often the library files are checked for changes (new admissions, retirements). */
   reloadIntervalMs: number;
@@ -103,6 +108,7 @@ export const DEFAULT_SERVE_OPTIONS = {
   maxQueue: 32_768,
   bodyLimitBytes: 32 * 2 ** 20,
   bodyTimeoutMs: 60_000,
+  sendTimeoutMs: 60_000,
   maxItemsPerRequest: 8_192,
   reloadIntervalMs: 1_000,
   callTimeoutMs: DEFAULT_LIMITS.callTimeoutMs,
