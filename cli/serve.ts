@@ -31,6 +31,7 @@ interface ServeFlags {
   allowOrigin: string[];
   allowHost: string[];
   maxJournals: number;
+  maxJournalBytes: number;
 }
 
 /** Repeatable flags collect their values. */
@@ -163,6 +164,13 @@ export function registerServe(program: Command, io: Io): void {
       DEFAULT_SERVE_OPTIONS.maxEndedJournals,
     )
     .option(
+      '--max-journal-bytes <bytes>',
+      "bytes of episodes' journals kept on disk (4 GiB), shared the same way (the client keeping the most bytes " +
+        'loses its oldest journal)',
+      integerOption('--max-journal-bytes', 1),
+      DEFAULT_SERVE_OPTIONS.maxJournalBytes,
+    )
+    .option(
       '--operator-token <T>',
       'the operator token (default: $ENVFORGE_OPERATOR_TOKEN; prefer it, a flag shows in ps): requests with ' +
         '"Authorization: Bearer T" may reveal references, record scores that steer level:auto and nightly, and ' +
@@ -227,6 +235,7 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
     ...(flags.clientBodyBudget !== undefined ? { clientBodyBytes: flags.clientBodyBudget } : {}),
     sessionIdleMs: flags.sessionIdle,
     maxEndedJournals: flags.maxJournals,
+    maxJournalBytes: flags.maxJournalBytes,
     ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}),
     ...(operatorToken ? { operatorToken } : {}),
     clientTokens: tokens,

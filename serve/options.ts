@@ -72,6 +72,11 @@ export interface ServeOptions {
    */
   maxEndedJournals: number;
   /**
+   * Bytes of journals kept on disk (every line an episode's journal is appended), shared the same way: past it the
+   * client keeping the most bytes loses its oldest journal (serve/journal-quota.ts).
+   */
+  maxJournalBytes: number;
+  /**
    * Where episode journals are kept (shared by replicas that serve the same episodes); default
    * <library>/serve-episodes.
    */
@@ -122,6 +127,7 @@ export const DEFAULT_SERVE_OPTIONS = {
   sessionIdleMs: 10 * 60_000,
   journalTtlMs: 24 * 3_600_000,
   maxEndedJournals: 65_536,
+  maxJournalBytes: 4 * 2 ** 30,
   maxActionsPerScore: 1_000,
 } satisfies Omit<
   ServeOptions,

@@ -63,6 +63,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     'sessionIdleMs',
     'journalTtlMs',
     'maxEndedJournals',
+    'maxJournalBytes',
     'maxActionsPerScore',
   ] as const) {
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1)
@@ -92,6 +93,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     idleMs: opts.sessionIdleMs,
     journalTtlMs: opts.journalTtlMs,
     maxEndedJournals: opts.maxEndedJournals,
+    maxJournalBytes: opts.maxJournalBytes,
     journalDir: opts.episodesDir ?? defaultEpisodesDir(opts.libraryDir),
   });
   const scores = opts.recordScores ? new ScoreBoard(opts.libraryDir, opts.log) : null;
