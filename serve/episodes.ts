@@ -71,13 +71,8 @@ export class EpisodeSessions {
   ) {
     this.runner = new EpisodeRunner(service);
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
-    this.quota = new JournalQuota(
-      this.journal,
-      options.maxEndedJournals,
-      (id) => this.evict(id),
-      options.maxJournalBytes,
-    );
-    this.journal.written = (id, bytes) => this.quota.grew(id, bytes);
+    const { maxEndedJournals: max, maxJournalBytes: maxBytes } = options;
+    this.quota = new JournalQuota(this.journal, max, (id) => this.evict(id), maxBytes);
     const holders = holdersBut(this.open, this.ending);
     const draining = () => this.draining.size;
     this.slots = new SessionSlots(options.maxSessions, holders, (id) => this.evict(id), undefined, draining);

@@ -36,9 +36,11 @@ export class JournalQuota {
     readonly max: number,
     /** Told the id of an episode whose journal is deleted: its session (open or ended) leaves memory. */
     private readonly forget: (id: string) => void = () => {},
-    /** Bytes of journals on disk at most. */
+    /** Bytes of journals on disk at most (every line the journal is told it wrote: EpisodeJournal.written). */
     readonly maxBytes = Number.POSITIVE_INFINITY,
-  ) {}
+  ) {
+    journal.written = (id, bytes) => this.grew(id, bytes);
+  }
 
   /** Remembers that `id`'s create was bound to the scoped key `scoped` (its record goes with the journal). */
   bound(id: string, scoped: string): void {
@@ -47,7 +49,7 @@ export class JournalQuota {
     if (this.keys.size > 2 * this.max) this.keys.delete(this.keys.keys().next().value as string);
   }
 
-  /** Counts `client`'s new journal `id` (its `bytes` so far); past a bound, deletes the oldest of the one holding most. */
+  /** Counts `client`'s new journal `id` (`bytes` so far); past a bound, deletes the oldest of the one holding most. */
   wrote(client: Client, id: string, now = Date.now(), bytes = 0): void {
     const mine = this.kept.get(client.principal) ?? { list: [], bytes: 0 };
     // Journals past their TTL are the sweep's: no longer counted.

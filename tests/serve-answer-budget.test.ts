@@ -118,7 +118,7 @@ describe('answers not yet read, charged to their client (V22-2)', () => {
 });
 
 describe('answers not yet read, bounded in time and reclaimable (V24-1)', () => {
-  it('an answer unread at its deadline has its connection closed, trickled or paused; its bytes are freed', async () => {
+  it('an answer unread at its deadline has its connection closed, trickled or paused: its bytes freed', async () => {
     const budget = new BodyBudget(200 * MB, 48 * MB);
     // answers over 8 MB have 200 ms, smaller ones minutes (no race with a reader on a loaded machine)
     const { app, port } = await bigAnswers(budget, (bytes) => (bytes > 8 * MB ? 200 : 600_000));
