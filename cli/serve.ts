@@ -23,6 +23,7 @@ interface ServeFlags {
   bodyBudget?: number;
   clientBodyBudget?: number;
   bodyTimeout: number;
+  sendTimeout: number;
   sessionIdle: number;
   episodesDir?: string;
   operatorToken?: string;
@@ -30,6 +31,7 @@ interface ServeFlags {
   allowOrigin: string[];
   allowHost: string[];
   maxJournals: number;
+  maxJournalBytes: number;
 }
 
 /** Repeatable flags collect their values. */
@@ -117,6 +119,13 @@ export function registerServe(program: Command, io: Io): void {
       DEFAULT_SERVE_OPTIONS.bodyTimeoutMs,
     )
     .option(
+      '--send-timeout <ms>',
+      'an answer its client has not read this long after it was written (plus 1 s per MiB of it) has its ' +
+        'connection closed, so unread answers hold memory for a bounded time',
+      integerOption('--send-timeout', 1),
+      DEFAULT_SERVE_OPTIONS.sendTimeoutMs,
+    )
+    .option(
       '--session-idle <ms>',
       'an idle episode session leaves memory after this long (its journal keeps it resumable)',
       integerOption('--session-idle', 1),
@@ -153,6 +162,13 @@ export function registerServe(program: Command, io: Io): void {
         'the most loses its oldest)',
       integerOption('--max-journals', 1),
       DEFAULT_SERVE_OPTIONS.maxEndedJournals,
+    )
+    .option(
+      '--max-journal-bytes <bytes>',
+      "bytes of episodes' journals kept on disk (4 GiB), shared the same way (the client keeping the most bytes " +
+        'loses its oldest journal)',
+      integerOption('--max-journal-bytes', 1),
+      DEFAULT_SERVE_OPTIONS.maxJournalBytes,
     )
     .option(
       '--operator-token <T>',
@@ -214,10 +230,12 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
     maxSessions: flags.maxSessions,
     maxConnections: flags.maxConnections,
     bodyTimeoutMs: flags.bodyTimeout,
+    sendTimeoutMs: flags.sendTimeout,
     ...(flags.bodyBudget !== undefined ? { bodyBudgetBytes: flags.bodyBudget } : {}),
     ...(flags.clientBodyBudget !== undefined ? { clientBodyBytes: flags.clientBodyBudget } : {}),
     sessionIdleMs: flags.sessionIdle,
     maxEndedJournals: flags.maxJournals,
+    maxJournalBytes: flags.maxJournalBytes,
     ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}),
     ...(operatorToken ? { operatorToken } : {}),
     clientTokens: tokens,

@@ -1,7 +1,10 @@
 // The bytes of HTTP answers the service holds until the kernel has them, charged to their client (V22-2): an answer is
 // the client's from its serialisation until it is flushed or its connection closes, under the same share and budget
 // as request bodies (body-budget.ts), so a client that asks for large answers and does not read them is refused more
-// work (503 before it) instead of holding unbounded memory.
+// work (503 before it) instead of holding unbounded memory. Unread answers are bounded in time too (V24-1: Node's
+// request and header timeouts end when the request has arrived): an answer not flushed by its send deadline has its
+// connection closed; and while unread it is the client's to lose (the service owes it nothing more), so when the
+// service's total is full another client's body or answer reclaims it from the client holding the most.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BodyBudget } from './body-budget.js';
 import { clientAddress } from './client-address.js';
@@ -17,6 +20,10 @@ function sizeOf(payload: unknown): number {
 const principalOf = (request: FastifyRequest) => request.envforgeClient?.principal ?? clientAddress(request.ip);
 
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+
+/** The milliseconds an answer of `bytes` may take to be read: `sendTimeoutMs`, plus one second per MiB. */
+export const sendDeadlineMs = (sendTimeoutMs: number, bytes: number) =>
+  sendTimeoutMs + Math.ceil(bytes / 2 ** 20) * 1_000;
 
 /** The 503 of a client whose answers not yet read fill its share (or of an answer that does not fit beside them). */
 function unread(held: number, share: number, answer?: number): ServeError {
@@ -42,9 +49,15 @@ function refusal(reply: FastifyReply, error: ServeError): string {
  * Charges every HTTP answer to its client in `budget` until it is flushed (`finish`) or its connection closes. A
  * client's first unflushed answer is bounded only by the total (one answer may be larger than a share); past that, an
  * answer over the client's share is replaced by a 503, and a request from a client whose unflushed answers already
- * fill its share is refused 503 before any work.
+ * fill its share is refused 503 before any work. An answer still unflushed at its deadline (`deadlineMs`) has
+ * its connection closed; an unflushed answer stays reclaimable (body-budget.ts: the client holding the most loses it).
  */
-export function registerAnswerBudget(app: FastifyInstance, budget: BodyBudget): void {
+export function registerAnswerBudget(
+  app: FastifyInstance,
+  budget: BodyBudget,
+  /** The milliseconds an answer of `bytes` may stay unflushed before its connection is closed. */
+  deadlineMs: (bytes: number) => number,
+): void {
   /** Unflushed answers and their bytes, by principal. */
   const pending = new Map<string, { answers: number; bytes: number }>();
   const of = (principal: string) => pending.get(principal) ?? { answers: 0, bytes: 0 };
@@ -69,10 +82,15 @@ export function registerAnswerBudget(app: FastifyInstance, budget: BodyBudget): 
       if (!(error instanceof ServeError)) throw error;
       return refusal(reply, unread(held.bytes, budget.clientBytes, bytes));
     }
-    hold.arrived();
+    // The hold is not marked arrived: the client owes the reading, so the answer is its to lose (reclaimable).
     pending.set(principal, { answers: held.answers + 1, bytes: held.bytes + bytes });
+    const deadline = setTimeout(() => reply.raw.destroy(), deadlineMs(bytes));
+    deadline.unref();
+    let settled = false;
     const release = () => {
-      if (hold.released) return;
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
       hold.release();
       const now = of(principal);
       if (now.answers <= 1) pending.delete(principal);

@@ -127,7 +127,11 @@ export class EpisodeJournal {
     return this.writer.writeErrors;
   }
 
+  /** Told the bytes of each line written to an episode's journal (journal-quota.ts charges them to its client). */
+  written: (id: string, bytes: number) => void = () => {};
+
   private write(id: string, line: string): Promise<void> {
+    this.written(id, Buffer.byteLength(line));
     return this.writer.write(this.fileOf(id), line);
   }
 

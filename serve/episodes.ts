@@ -44,6 +44,8 @@ export interface EpisodeOptions {
   journalDir: string;
   /** Journals kept on disk (open and ended episodes' alike), shared fairly between clients (journal-quota.ts). */
   maxEndedJournals: number;
+  /** Bytes of journals kept on disk, shared the same way (journal-quota.ts); unbounded when absent. */
+  maxJournalBytes?: number;
 }
 
 export type { Outcome, StepResult } from './episode-session.js';
@@ -69,7 +71,8 @@ export class EpisodeSessions {
   ) {
     this.runner = new EpisodeRunner(service);
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
-    this.quota = new JournalQuota(this.journal, options.maxEndedJournals, (id) => this.evict(id));
+    const { maxEndedJournals: max, maxJournalBytes: maxBytes } = options;
+    this.quota = new JournalQuota(this.journal, max, (id) => this.evict(id), maxBytes);
     const holders = holdersBut(this.open, this.ending);
     const draining = () => this.draining.size;
     this.slots = new SessionSlots(options.maxSessions, holders, (id) => this.evict(id), undefined, draining);

@@ -1,20 +1,32 @@
-// How many journals the clients may leave on disk: every journal is charged to the client that made it when it is
-// written, whatever its episode's state (open in memory, idle-swept or evicted back to its journal, ended), up to its
-// fair share of the bound, and past the bound the client holding the most loses its oldest journal, with its
-// Idempotency-Key record (an open episode's session leaves memory with it: its id is then unknown); so no client
-// fills the disk or the inode table by ending episodes or by leaving them open. One-step episodes are never journaled.
+// How much the clients may leave on disk in episode journals: every journal is charged to the client that made it when
+// it is written, whatever its episode's state (open in memory, idle-swept or evicted back to its journal, ended), by
+// count and in bytes (every line appended to it: V24-2, a journal of long actions is megabytes), and past either bound
+// the client holding the most of it loses its oldest journal, with its Idempotency-Key record (an open episode's
+// session leaves memory with it: its id is then unknown); so no client fills the disk or the inode table by ending
+// episodes or by leaving them open. One-step episodes are never journaled.
 import type { Client } from './clients.js';
 import type { EpisodeJournal } from './episode-journal.js';
 
 interface Kept {
   id: string;
   at: number;
+  /** Bytes written to its journal so far. */
+  bytes: number;
+}
+
+/** What one principal keeps: its journals, oldest first, and their bytes. */
+interface Holding {
+  list: Kept[];
+  bytes: number;
 }
 
 export class JournalQuota {
-  /** Journals this process wrote, by principal, oldest first. */
-  private readonly kept = new Map<string, Kept[]>();
+  /** Journals this process wrote, by principal. */
+  private readonly kept = new Map<string, Holding>();
+  /** Each counted journal by id (for the bytes appended to it later). */
+  private readonly byId = new Map<string, { principal: string; kept: Kept }>();
   private total = 0;
+  private totalBytes = 0;
   /** The Idempotency-Key record (its scoped key) that names an episode, deleted with its journal. */
   private readonly keys = new Map<string, string>();
 
@@ -24,7 +36,11 @@ export class JournalQuota {
     readonly max: number,
     /** Told the id of an episode whose journal is deleted: its session (open or ended) leaves memory. */
     private readonly forget: (id: string) => void = () => {},
-  ) {}
+    /** Bytes of journals on disk at most (every line the journal is told it wrote: EpisodeJournal.written). */
+    readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {
+    journal.written = (id, bytes) => this.grew(id, bytes);
+  }
 
   /** Remembers that `id`'s create was bound to the scoped key `scoped` (its record goes with the journal). */
   bound(id: string, scoped: string): void {
@@ -33,26 +49,49 @@ export class JournalQuota {
     if (this.keys.size > 2 * this.max) this.keys.delete(this.keys.keys().next().value as string);
   }
 
-  /** Counts `client`'s new journal `id`; past the bound, deletes the oldest of the client holding the most. */
-  wrote(client: Client, id: string, now = Date.now()): void {
-    const mine = this.kept.get(client.principal) ?? [];
+  /** Counts `client`'s new journal `id` (`bytes` so far); past a bound, deletes the oldest of the one holding most. */
+  wrote(client: Client, id: string, now = Date.now(), bytes = 0): void {
+    const mine = this.kept.get(client.principal) ?? { list: [], bytes: 0 };
     // Journals past their TTL are the sweep's: no longer counted.
-    while (mine.length > 0 && now - (mine[0] as Kept).at > this.journal.ttlMs) this.drop(client.principal, mine, false);
-    mine.push({ id, at: now });
+    while (mine.list.length > 0 && now - (mine.list[0] as Kept).at > this.journal.ttlMs)
+      this.drop(client.principal, mine, false);
+    const kept = { id, at: now, bytes: 0 };
+    mine.list.push(kept);
     this.kept.set(client.principal, mine);
+    this.byId.set(id, { principal: client.principal, kept });
     this.total++;
-    while (this.total > this.max) {
-      let [most, list] = [client.principal, mine];
-      for (const [principal, kept] of this.kept) if (kept.length > list.length) [most, list] = [principal, kept];
-      this.drop(most, list, true);
+    this.charge(client.principal, kept, bytes);
+  }
+
+  /** Charges `bytes` appended to journal `id` to the client it is counted for (a journal not counted: nothing). */
+  grew(id: string, bytes: number): void {
+    const owner = this.byId.get(id);
+    if (owner) this.charge(owner.principal, owner.kept, bytes);
+  }
+
+  private charge(principal: string, kept: Kept, bytes: number): void {
+    const mine = this.kept.get(principal) as Holding;
+    kept.bytes += bytes;
+    mine.bytes += bytes;
+    this.totalBytes += bytes;
+    while (this.total > this.max || this.totalBytes > this.maxBytes) {
+      const byBytes = this.totalBytes > this.maxBytes;
+      let [most, holding] = [principal, mine];
+      for (const [p, h] of this.kept)
+        if (byBytes ? h.bytes > holding.bytes : h.list.length > holding.list.length) [most, holding] = [p, h];
+      if (holding.list.length === 0) return;
+      this.drop(most, holding, true);
     }
   }
 
   /** Forgets the oldest of `principal`'s journals, deleting it (and its key's record) when `remove`. */
-  private drop(principal: string, list: Kept[], remove: boolean): void {
-    const oldest = list.shift() as Kept;
+  private drop(principal: string, holding: Holding, remove: boolean): void {
+    const oldest = holding.list.shift() as Kept;
     this.total--;
-    if (list.length === 0) this.kept.delete(principal);
+    this.totalBytes -= oldest.bytes;
+    holding.bytes -= oldest.bytes;
+    this.byId.delete(oldest.id);
+    if (holding.list.length === 0) this.kept.delete(principal);
     const key = this.keys.get(oldest.id);
     this.keys.delete(oldest.id);
     if (!remove) return;

@@ -28,6 +28,11 @@ export interface ServeOptions {
   clientBodyBytes?: number;
   /** A request body still arriving this long after its headers is dropped (408 E_BODY_TIMEOUT, connection closed). */
   bodyTimeoutMs: number;
+  /**
+   * An answer its client has not read this long after it was written (plus a second per MiB of it) has its connection
+   * closed (serve/answer-budget.ts): what the service holds for unread answers is bounded in time as well as bytes.
+   */
+  sendTimeoutMs: number;
   maxItemsPerRequest: number;
   /** How often the library files are checked for changes (new admissions, retirements). */
   reloadIntervalMs: number;
@@ -67,6 +72,11 @@ export interface ServeOptions {
    */
   maxEndedJournals: number;
   /**
+   * Bytes of journals kept on disk (every line an episode's journal is appended), shared the same way: past it the
+   * client keeping the most bytes loses its oldest journal (serve/journal-quota.ts).
+   */
+  maxJournalBytes: number;
+  /**
    * Where episode journals are kept (shared by replicas that serve the same episodes); default
    * <library>/serve-episodes.
    */
@@ -103,6 +113,7 @@ export const DEFAULT_SERVE_OPTIONS = {
   maxQueue: 32_768,
   bodyLimitBytes: 32 * 2 ** 20,
   bodyTimeoutMs: 60_000,
+  sendTimeoutMs: 60_000,
   maxItemsPerRequest: 8_192,
   reloadIntervalMs: 1_000,
   callTimeoutMs: DEFAULT_LIMITS.callTimeoutMs,
@@ -116,6 +127,7 @@ export const DEFAULT_SERVE_OPTIONS = {
   sessionIdleMs: 10 * 60_000,
   journalTtlMs: 24 * 3_600_000,
   maxEndedJournals: 65_536,
+  maxJournalBytes: 4 * 2 ** 30,
   maxActionsPerScore: 1_000,
 } satisfies Omit<
   ServeOptions,

@@ -9,7 +9,7 @@ import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { BodyBudget } from './body-budget.js';
 import { hasBody, registerBodyIntake } from './body-intake.js';
-import { registerAnswerBudget } from './answer-budget.js';
+import { registerAnswerBudget, sendDeadlineMs } from './answer-budget.js';
 import { Catalog } from './catalog.js';
 import { Dispatcher } from './dispatcher.js';
 import { registerAdminRoutes } from './admin.js';
@@ -51,6 +51,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     'maxQueue',
     'bodyLimitBytes',
     'bodyTimeoutMs',
+    'sendTimeoutMs',
     'maxItemsPerRequest',
     'reloadIntervalMs',
     'callTimeoutMs',
@@ -62,6 +63,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     'sessionIdleMs',
     'journalTtlMs',
     'maxEndedJournals',
+    'maxJournalBytes',
     'maxActionsPerScore',
   ] as const) {
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1)
@@ -91,6 +93,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     idleMs: opts.sessionIdleMs,
     journalTtlMs: opts.journalTtlMs,
     maxEndedJournals: opts.maxEndedJournals,
+    maxJournalBytes: opts.maxJournalBytes,
     journalDir: opts.episodesDir ?? defaultEpisodesDir(opts.libraryDir),
   });
   const scores = opts.recordScores ? new ScoreBoard(opts.libraryDir, opts.log) : null;
@@ -168,7 +171,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   registerOriginCheck(app, origins);
   registerClients(app, service.credentials);
   const lane = registerBodyIntake(app, service.bodies, opts.bodyTimeoutMs, 16 * opts.maxItemsPerRequest + 1_024);
-  registerAnswerBudget(app, service.bodies);
+  registerAnswerBudget(app, service.bodies, (bytes) => sendDeadlineMs(opts.sendTimeoutMs, bytes));
   registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
   registerAdminRoutes(app, service, sessions);
   registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);

@@ -7,14 +7,14 @@ import { JournalQuota } from '../serve/journal-quota.js';
 
 const client = (principal: string) => ({ trusted: false, principal, id: null, key: principal }) as Client;
 
-function quota(max: number) {
+function quota(max: number, maxBytes?: number) {
   const removed: string[] = [];
   const forgotten: string[] = [];
   const journal = {
     ttlMs: 60_000,
     remove: async (id: string) => void removed.push(id),
   } as unknown as EpisodeJournal;
-  return { q: new JournalQuota(journal, max, (id) => forgotten.push(id)), removed, forgotten };
+  return { q: new JournalQuota(journal, max, (id) => forgotten.push(id), maxBytes), removed, forgotten };
 }
 
 describe('JournalQuota', () => {
@@ -35,5 +35,37 @@ describe('JournalQuota', () => {
     for (const id of ['a1', 'a2', 'a3', 'a4', 'a5']) q.wrote(a, id, 1_000);
     q.wrote(b, 'b2', 1_000);
     expect(removed).toEqual(['a1', 'a2', 'a3']);
+  });
+
+  it('charges bytes too (V24-2): past the byte bound the client keeping the most bytes loses its oldest', () => {
+    const { q, removed, forgotten } = quota(1_000, 100_000);
+    const [a, b] = [client('a'), client('b')];
+    // b keeps many small journals (the most by count), a few long ones (the most by bytes)
+    for (let i = 1; i <= 20; i++) q.wrote(b, `b${i}`, 1_000, 300);
+    q.wrote(a, 'a1', 1_000);
+    for (let turn = 0; turn < 10; turn++) q.grew('a1', 4_600); // a journal grown line by line
+    q.wrote(a, 'a2', 1_000, 300);
+    expect(removed).toEqual([]);
+    q.grew('a2', 48_000); // written differently: one long line; 6,000 + 46,000 + 48,300 > 100,000
+    expect(removed).toEqual(['a1']);
+    expect(forgotten).toEqual(['a1']); // an open episode's session leaves memory with its journal
+    // a's remaining journal alone over the bound goes too, still never one of b's within the bound
+    q.grew('a2', 60_000);
+    expect(removed).toEqual(['a1', 'a2']);
+    // bytes of a journal no longer counted (or never counted: a key record) charge no one
+    q.grew('a1', 1_000_000);
+    q.grew('key:x', 1_000_000);
+    expect(removed).toEqual(['a1', 'a2']);
+  });
+
+  it('the count bound still takes by count, the byte bound by bytes, each from its own holder of the most', () => {
+    const { q, removed } = quota(5, 50_000);
+    const [a, b] = [client('a'), client('b')];
+    q.wrote(a, 'a1', 1_000, 40_000);
+    for (let i = 1; i <= 4; i++) q.wrote(b, `b${i}`, 1_000, 100);
+    q.wrote(b, 'b5', 1_000, 100); // six journals: b holds the most by count
+    expect(removed).toEqual(['b1']);
+    q.grew('b5', 9_900); // 40,000 + 300 + 10,000 > 50,000: a holds the most by bytes
+    expect(removed).toEqual(['b1', 'a1']);
   });
 });
