@@ -65,7 +65,9 @@ describe('judgeInputs', () => {
     expect(j.growth).toBeLessThan(0.5);
   });
 
-  it('reads a number drawn on its own as a shortcut where the unread content grows with the level', () => {
+  // Growth alone is no evidence (fixgate, session 20): distractors that grow with the level beside a number drawn on
+  // its own leave it the task's input; a number that follows the growing content's size is a shortcut past it.
+  it('reads a number drawn on its own as the task where only the unread content grows with the level', () => {
     const growing = samples(
       (i, level) => rows(i).slice(0, 1 + level),
       (i) => noise(i, 99) + 1000,
@@ -73,6 +75,23 @@ describe('judgeInputs', () => {
     const j = judgeInputs(growing, last(growing));
     expect(j.determined).toBeLessThan(0.5);
     expect(j.growth).toBeGreaterThan(0.5);
+    expect(j.covaries).toBeLessThan(0.3);
+    expect(isTaskInputs(growing, last(growing))).toBe(true);
+  });
+
+  it('reads a number that follows the growing content as a shortcut', () => {
+    // The count of the unread numbers over 500 (not a fitted aggregate), printed with noise: it moves with the rows.
+    const over = (l: string[]) =>
+      numbersOf(l)
+        .flat()
+        .filter((x) => x > 500).length;
+    const growing = samples(
+      (i, level) => rows(i).slice(0, 1 + level + (i % 3)),
+      (i, l) => 7 * over(l) + (noise(i, 99) % 9),
+    );
+    const j = judgeInputs(growing, last(growing));
+    expect(j.growth).toBeGreaterThan(0.5);
+    expect(j.covaries).toBeGreaterThan(0.3);
     expect(isTaskInputs(growing, last(growing))).toBe(false);
   });
 });
