@@ -29,6 +29,8 @@ const MANIFEST = readRedteam([
   'redteam-trust21',
   // rt23e (session 18): the episodic rule readers and canonical calls session 17 added.
   'redteam-s18e',
+  // rt26e (session 20): the episodic judging's new mechanisms (merged.ts, copies.ts, tool-words.ts, undoneLater).
+  'redteam-s20e',
   // rt22 (session 17) attacked every kind: its episodic entries (the others: redteam.test.ts, redteam-code.test.ts).
 ]).concat(readRedteam(['redteam-s17', 'redteam-s18']).filter((e) => e.kind === 'episodic'));
 const pool = new SandboxPool({ workers: 2 });
