@@ -1,12 +1,10 @@
 // A reader family (readers.ts) of trivial arithmetic or formatting: the prompt's numbers are read with their
 // formats normalised (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in
-// words as in "four thousand and seven": leak-words.ts), and simple relations of them at fixed places (a
-// number itself, ±1, ×k, ÷k, the sum, difference, midpoint, product or quotient of two, the last two with a
-// scale fitted on half the instances, as in 60 × a / b; one number times a fitted factor or plus a fitted
-// constant; the sum or mean of a run of 3-6 consecutive numbers or of one line's numbers) are its rules. In
-// single-turn prompts of any count of numbers, a relation beyond a number itself and ±1 that reads the task's own
-// inputs is the task, not a leak (leak-inputs.ts: "a + b" alone reads what nothing else in the prompt determines); a
-// run or a line's sum counts where it reads at most half the prompt's numbers.
+// words: leak-words.ts), and simple relations of them at fixed places (a number itself, ±1, ×k, ÷k, the sum,
+// difference, midpoint, product or quotient of two, the last two with a scale fitted as in 60 × a / b; one number
+// times a fitted factor or plus a fitted constant; the sum or mean of a run of 3-6 numbers or of one line's) are its
+// rules. Single-turn, in prompts of any count of numbers, a relation that reads the task's own inputs is the task
+// (leak-inputs.ts: "a + b" alone reads what nothing else in the prompt determines); a sum reads at most half of them.
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';

@@ -1,13 +1,8 @@
-// Whether a relation of printed numbers is the task itself or a shortcut past it, by what the sandbox observes: it is
-// a leak when (a) what it reads (each read number, or its value) is determined by what it leaves unread, fitted on
-// half of each level's instances and judged on the other half (least squares over the unread numbers' signed sums by
-// label, their aggregates and the prompt's structure, its groups' sizes among it; rank dependence on the same), or (b)
-// the unread content (numbers, lines, letters) grows with the level AND what the relation reads co-varies with the
-// unread content's size within a level (held out): the level's work lies where the relation does not look, and the
-// reads follow it. Growth alone is no evidence (distractors that grow with the level beside the task's own inputs).
-// Otherwise it reads the task's own inputs and is the task: a difficulty matter, not a leak, whatever the count of
-// numbers printed. No count of numbers, no wording decides it.
-
+// Whether a relation of printed numbers is the task itself or a shortcut past it, by what the sandbox observes: a
+// leak when (a) what it reads is determined by what it leaves unread (held-out least squares over the unread numbers'
+// labelled sums, aggregates and the prompt's structure, its groups' sizes too; or held-out rank dependence), or (b) the
+// unread content grows with the level AND the reads co-vary with its size within a level. Growth alone is difficulty
+// (distractors), no evidence. Otherwise it reads the task's own inputs and is the task, whatever the count of numbers.
 import { promptStructure } from './prompt-numbers.js';
 
 /** One instance as this test sees it: its level, its numbers, the line and the label of each number, its prompt. */
