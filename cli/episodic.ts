@@ -1,11 +1,11 @@
 // The episodic (contract v2) side of `envforge sample` and `envforge play`: the prompt and tools of an
 // episode, a reference rollout turn by turn, and an interactive session whose state the host holds.
 import { createInterface } from 'node:readline';
-import type { EpisodicMeta } from '../contract/episodic.js';
-import { toolUsageLines } from '../kinds/tool-text.js';
+import type { EpisodicMeta, Tool } from '../contract/episodic.js';
+import { schemaText } from '../kinds/tool-text.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
-import { block, CliFailure, type Io, line } from './io.js';
+import { block, CliFailure, type Io, json, labelled, line, lines, type Printed } from './io.js';
 
 async function one(pool: SandboxPool, source: string, meta: EpisodicMeta, request: RolloutRequest): Promise<Rollout> {
   const [r] = (await runRollouts(pool, source, meta, [request])).rollouts;
@@ -38,7 +38,7 @@ export async function sampleEpisodic(
       failed++;
       if (o.json)
         io.out(
-          JSON.stringify({
+          json({
             env: meta.name,
             seed: r.seed,
             level: r.level,
@@ -51,7 +51,7 @@ export async function sampleEpisodic(
     const turns = r.actions.map((action, i) => ({ turn: i + 1, action, observation: r.observations?.[i] ?? '' }));
     if (o.json) {
       io.out(
-        JSON.stringify({
+        json({
           env: meta.name,
           kind: 'episodic',
           seed: r.seed,
@@ -67,20 +67,25 @@ export async function sampleEpisodic(
       continue;
     }
     io.out(line`── ${meta.name}  seed=${r.seed}  level=${r.level}  (episodic, at most ${meta.maxTurns} turns) ──`);
-    io.out(r.prompt ?? '');
-    io.out('\n[tools]');
-    io.out(toolUsageLines(meta.tools));
+    io.out(block(r.prompt ?? ''));
+    io.out(line`\n[tools]`);
+    io.out(toolLines(meta.tools));
     if (o.reveal) {
-      io.out('\n[reference rollout]');
+      io.out(line`\n[reference rollout]`);
       for (const t of turns) {
         io.out(line`${t.turn}. ${actionText(t.action)}`);
-        io.out(`   → ${block(t.observation, '     ').trimStart()}`);
+        io.out(labelled(line`   → `, t.observation, '     '));
       }
       io.out(line`[end] ${r.end} after ${r.turns} turns, score ${r.score}${r.feedback ? ` (${r.feedback})` : ''}`);
     }
-    io.out('');
+    io.out(line``);
   }
   if (failed > 0) throw new CliFailure(`${failed} of ${rollouts.length} episodes failed`);
+}
+
+/** The tools as lines: each call shape on a line of its own, its description a block under it. */
+function toolLines(tools: readonly Tool[]): Printed {
+  return lines(tools.map((t) => lines([line`${t.name} ${schemaText(t.parameters)}`, block(t.description, '    ')])));
 }
 
 function actionText(action: unknown): string {
@@ -117,7 +122,7 @@ export async function playEpisode(
 ): Promise<void> {
   const base = { seed: o.seed, level: o.level, keepState: true, observations: true };
   let r = await one(pool, source, meta, { ...base, policy: { type: 'replay', actions: [] } });
-  const show = (event: Record<string, unknown>, text: string) => io.out(o.json ? JSON.stringify(event) : text);
+  const show = (event: Record<string, unknown>, text: Printed) => io.out(o.json ? json(event) : text);
   show(
     {
       event: 'reset',
@@ -128,17 +133,21 @@ export async function playEpisode(
       tools: meta.tools,
       maxTurns: meta.maxTurns,
     },
-    `── ${meta.name}  seed=${o.seed}  level=${o.level} ──\n${r.prompt}\n\n[tools]\n` +
-      `${toolUsageLines(meta.tools)}\n\nType one call per line: tool {"arg": value}; an empty line or ` +
-      `"end" ends the episode.`,
+    lines([
+      line`── ${meta.name}  seed=${o.seed}  level=${o.level} ──`,
+      block(r.prompt ?? ''),
+      line`\n[tools]`,
+      toolLines(meta.tools),
+      line`\nType one call per line: tool {"arg": value}; an empty line or "end" ends the episode.`,
+    ]),
   );
   let end: string = 'no-action';
-  const lines = createInterface({ input, terminal: false });
-  for await (const line of lines) {
-    const parsed = parseActionLine(line);
+  const typed = createInterface({ input, terminal: false });
+  for await (const text of typed) {
+    const parsed = parseActionLine(text);
     if (parsed === null) break;
     if ('error' in parsed) {
-      show({ event: 'input-error', message: parsed.error }, `! ${parsed.error}`);
+      show({ event: 'input-error', message: parsed.error }, line`! ${parsed.error}`);
       continue;
     }
     r = await one(pool, source, meta, {
@@ -148,16 +157,16 @@ export async function playEpisode(
     });
     show(
       { event: 'step', turn: r.turns, action: parsed.action, observation: r.observations?.[0] ?? '' },
-      `${r.turns}. ${r.observations?.[0] ?? ''}`,
+      labelled(line`${r.turns}. `, r.observations?.[0] ?? '', '   '),
     );
     if (r.end !== 'no-action') {
       end = r.end;
       break;
     }
   }
-  lines.close();
+  typed.close();
   show(
     { event: 'end', end, turns: r.turns, score: r.score, ...(r.feedback ? { feedback: r.feedback } : {}) },
-    `[end] ${end} after ${r.turns} turns, score ${r.score}${r.feedback ? ` (${r.feedback})` : ''}`,
+    line`[end] ${end} after ${r.turns} turns, score ${r.score}${r.feedback ? ` (${r.feedback})` : ''}`,
   );
 }

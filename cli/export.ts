@@ -1,5 +1,5 @@
 // `envforge export`: the flags, the progress line and the summary; export/run.ts does the work.
-import { line } from './io.js';
+import { json, concat, line } from './io.js';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -138,7 +138,7 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
       plan,
       status ? (p) => status(line`exporting ${p.done}/${p.total} rows (${p.env})`) : undefined,
     );
-    status?.('');
+    status?.(line``);
     report(summary, out, options.json, io);
   } finally {
     await pool.close();
@@ -146,7 +146,7 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
   }
 }
 
-function report(summary: ExportSummary, out: string, json: boolean, io: Io): void {
+function report(summary: ExportSummary, out: string, asJson: boolean, io: Io): void {
   const files = [
     ...summary.files.map((f) => ({ name: f.name, bytes: f.bytes })),
     { name: MANIFEST_FILE, bytes: statSync(join(out, MANIFEST_FILE)).size },
@@ -154,9 +154,9 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
   const redrawn = summary.envs.reduce((a, e) => a + e.redrawn, 0);
   const failed = summary.envs.reduce((a, e) => a + e.failed, 0);
   const dropped = summary.envs.reduce((a, e) => a + e.dropped, 0);
-  if (json) {
+  if (asJson) {
     io.out(
-      JSON.stringify({
+      json({
         out,
         format: summary.format,
         seed: summary.seed,
@@ -171,8 +171,10 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
     );
   } else {
     io.out(
-      line`wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed ` +
+      concat(
+        line`wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed `,
         line`${summary.seed}) to ${out}`,
+      ),
     );
     for (const [split, n] of Object.entries(summary.rows))
       io.out(line`  ${split.padEnd(12)} ${String(n).padStart(9)} rows`);
@@ -184,8 +186,10 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
   for (const e of summary.envs)
     if (e.dropped)
       io.err(
-        line`warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} ` +
+        concat(
+          line`warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} `,
           line`attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`,
+        ),
       );
   for (const [split, n] of Object.entries(summary.rows))
     if (n === 0) io.err(line`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);

@@ -1,37 +1,17 @@
 // Output and failure plumbing shared by the CLI commands, so commands are testable in-process. Every line the
 // process writes goes through terminalSafe (contract/text.ts): module text is data, never a terminal command.
-import { logLine, terminalSafe } from '../contract/text.js';
+import type { Printed } from '../contract/printed.js';
+import { terminalSafe } from '../contract/text.js';
 
+export { block, concat, json, labelled, line, lines, type Printed, verbatim } from '../contract/printed.js';
 export { terminalSafe };
 
-/**
- * One output line whose interpolated values are data (redteam-v22 V22-4): each is written through `logLine`, so a
- * module's or a client's text (a description, a name, a message) fills its place in the line and can never start a
- * line of its own; only the template's literal parts, the CLI's own, lay out lines. Every template the CLI prints
- * is written with this tag (tests/architecture.test.ts); module text meant as a block is printed on its own.
- */
-export function line(strings: TemplateStringsArray, ...values: unknown[]): string {
-  let text = strings[0] ?? '';
-  for (let i = 0; i < values.length; i++) text += logLine(String(values[i])) + (strings[i + 1] ?? '');
-  return text;
-}
-
-/**
- * Module text meant as a block (a reference answer, an observation, a list of problems): every line of it after
- * `prefix`, so each line the block holds is marked as the block's and none stands where the CLI's own lines do.
- */
-export function block(text: string, prefix = '  '): string {
-  return text
-    .split(/\r\n|[\n\r\u2028\u2029]/)
-    .map((l) => prefix + l)
-    .join('\n');
-}
-
+/** Where a command writes: only Printed text (contract/printed.ts), so no module text lays out a line of its own. */
 export interface Io {
-  out(line: string): void;
-  err(line: string): void;
+  out(line: Printed): void;
+  err(line: Printed): void;
   /** A status line on a terminal that the next one overwrites (progress); absent where there is none to redraw. */
-  status?(text: string): void;
+  status?(text: Printed): void;
   /** Where interactive commands (play) read lines; process.stdin when absent. */
   input?: NodeJS.ReadableStream;
   /** Set by a command that finished but must report failure (e.g. a rejected candidate). */

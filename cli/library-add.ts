@@ -1,7 +1,7 @@
 // `envforge library add FILE...`: the way in for hand-written environments. Each file is validated
 // against the library (and the files added before it), then admitted with lineage author `hand` and a
 // summary of its validation; a rejected file is kept as a rejection, like a batch's, and exits 1.
-import { line } from './io.js';
+import { json, line } from './io.js';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Lineage } from '../library/contract.js';
@@ -78,7 +78,7 @@ async function add(files: string[], options: AddOptions, io: Io): Promise<void> 
           rejected++;
           await lib.recordRejection({ source, report, lineage });
         }
-        if (options.json) return io.out(JSON.stringify({ ...toJsonLine(file, report), admitted }));
+        if (options.json) return io.out(json({ ...toJsonLine(file, report), admitted }));
         printReport(
           file,
           report,

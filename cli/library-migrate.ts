@@ -1,6 +1,6 @@
 // `envforge library migrate --from DIR --to postgres://…`: copies a SQLite library into an empty
 // PostgreSQL one, verified by reading both back; the source is only read.
-import { line } from './io.js';
+import { json, concat, line } from './io.js';
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
@@ -25,12 +25,14 @@ export function registerLibraryMigrate(library: Command, io: Io): void {
       try {
         if (!(target instanceof PostgresLibrary)) throw new UsageError('--to needs a PostgreSQL URL');
         const summary = await importLibrary(from, target);
-        if (options.json) io.out(JSON.stringify({ from: from.dir, to: target.dir, ...summary, verified: true }));
+        if (options.json) io.out(json({ from: from.dir, to: target.dir, ...summary, verified: true }));
         else
           io.out(
-            line`copied ${summary.environments} environment versions, ${summary.rejections} rejections, ` +
-              line`${summary.batches} batches (${summary.journalEntries} journal entries) and ${summary.incidents} ` +
+            concat(
+              line`copied ${summary.environments} environment versions, ${summary.rejections} rejections, `,
+              line`${summary.batches} batches (${summary.journalEntries} journal entries) and ${summary.incidents} `,
               line`incidents from ${from.dir} to ${target.dir}; the copy reads back identically`,
+            ),
           );
       } finally {
         await from.close();

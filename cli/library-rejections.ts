@@ -1,6 +1,6 @@
 // `envforge library rejections [--batch ID] [--code CODE]`: the kept reports of rejected candidates,
 // newest first, each with its first problem; --json gives one line per rejection with every problem.
-import { line } from './io.js';
+import { json, concat, line } from './io.js';
 import type { Command } from 'commander';
 import { isProblemCode } from '../contract/codes.js';
 import { UsageError } from '../contract/errors.js';
@@ -65,7 +65,7 @@ async function list(options: RejectionsOptions, io: Io): Promise<void> {
           ...(p.evidence === undefined ? {} : { evidence: p.evidence }),
         }));
         io.out(
-          JSON.stringify({
+          json({
             candidate: candidateOf(r),
             name: r.name,
             hash: r.hash,
@@ -88,8 +88,10 @@ async function list(options: RejectionsOptions, io: Io): Promise<void> {
     }
     if (!options.json)
       io.out(
-        line`${found.length} rejection${found.length === 1 ? '' : 's'}` +
+        concat(
+          line`${found.length} rejection${found.length === 1 ? '' : 's'}`,
           line`${found.length === options.limit ? ` (the newest ${options.limit}; --limit shows more)` : ''}`,
+        ),
       );
   } finally {
     await lib.close();

@@ -1,6 +1,6 @@
 // `envforge library init|add|list|show|rejections|retire|revalidate|stats|check`: the library's own
 // commands, each with --json and --library DIR (add and rejections live in their own files).
-import { line } from './io.js';
+import { concat, json, line, lines, type Printed, verbatim } from './io.js';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import type { EnvRecord, Library } from '../library/contract.js';
@@ -33,12 +33,12 @@ async function withLibrary<T>(options: Common, readonly: boolean, fn: (library: 
   }
 }
 
-function summary(env: EnvRecord): string {
+function summary(env: EnvRecord): Printed {
   const status = env.status === 'retired' ? `  retired: ${env.retiredReason}` : '';
-  return (
-    `${`${env.name}@${env.version}`.padEnd(36)} ${recordKind(env).padEnd(8)} ` +
-    `${env.meta.skills.join(',').padEnd(32)} levels 1-${String(env.meta.levels).padEnd(3)} ` +
-    `${env.lineage.author}${status}`
+  return concat(
+    line`${`${env.name}@${env.version}`.padEnd(36)} ${recordKind(env).padEnd(8)} `,
+    line`${env.meta.skills.join(',').padEnd(32)} levels 1-${String(env.meta.levels).padEnd(3)} `,
+    line`${env.lineage.author}${status}`,
   );
 }
 
@@ -95,13 +95,15 @@ export function registerLibrary(program: Command, io: Io): void {
           (o) => {
             if (!options.json)
               io.out(
-                line`${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ` +
+                concat(
+                  line`${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  `,
                   line`${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`,
+                ),
               );
           },
           options.kind ? [options.kind] : SEED_KINDS,
         );
-        if (options.json) io.out(JSON.stringify({ library: dir, created, seeds: outcomes }));
+        if (options.json) io.out(json({ library: dir, created, seeds: outcomes }));
         else io.out(line`${created ? 'created' : 'updated'} the library at ${dir}`);
         if (outcomes.some((o) => o.status === 'rejected')) io.exitCode = 1;
       } finally {
@@ -130,7 +132,7 @@ export function registerLibrary(program: Command, io: Io): void {
             ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()) } : {}),
           });
           const envs = options.kind ? listed.filter((e) => recordKind(e) === options.kind) : listed;
-          if (options.json) for (const env of envs) io.out(JSON.stringify(brief(env)));
+          if (options.json) for (const env of envs) io.out(json(brief(env)));
           else {
             for (const env of envs) io.out(summary(env));
             io.out(line`${envs.length} environment${envs.length === 1 ? '' : 's'}`);
@@ -149,17 +151,19 @@ export function registerLibrary(program: Command, io: Io): void {
     .action(async (ref: string, options: Common & { source: boolean }) => {
       await withLibrary(options, true, async (lib) => {
         const env = await requireEnv(lib, ref);
-        if (options.source) return io.out(await lib.source(env));
-        if (options.json) return io.out(JSON.stringify(env));
+        if (options.source) return io.out(verbatim(await lib.source(env), 'source'));
+        if (options.json) return io.out(json(env));
         io.out(summary(env));
         io.out(line`  ${env.meta.title}: ${env.meta.description}`);
         io.out(line`  hash ${env.hash}  validator ${env.validatorVersion}  admitted ${env.createdAt}`);
         io.out(line`  lineage ${JSON.stringify(env.lineage)}`);
-        io.out('  level  prompt  instance  distinct answers');
+        io.out(line`  level  prompt  instance  distinct answers`);
         for (const l of env.curve)
           io.out(
-            line`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ` +
+            concat(
+              line`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  `,
               line`${l.instanceChars.toFixed(0).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}`,
+            ),
           );
       });
     });
@@ -178,11 +182,11 @@ export function registerLibrary(program: Command, io: Io): void {
       await withLibrary(options, false, async (lib) => {
         await requireEnv(lib, ref);
         const changed = await lib.retire(name, options.reason, version);
-        if (options.json) io.out(JSON.stringify({ retired: changed.map(brief) }));
+        if (options.json) io.out(json({ retired: changed.map(brief) }));
         else
           io.out(
             changed.length
-              ? changed.map((e) => line`retired ${e.name}@${e.version}`).join('\n')
+              ? lines(changed.map((e) => line`retired ${e.name}@${e.version}`))
               : line`nothing to retire: ${ref} is not active`,
           );
       });
@@ -207,12 +211,14 @@ export function registerLibrary(program: Command, io: Io): void {
       const pool = new SandboxPool();
       try {
         const outcomes = await revalidate(lib, pool, names, (o) => {
-          if (options.json) io.out(JSON.stringify(o));
+          if (options.json) io.out(json(o));
           else
             io.out(
-              line`${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}` +
-                line`${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}` +
+              concat(
+                line`${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}`,
+                line`${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}`,
                 line`${o.incidents ? `  (${o.incidents} incidents replayed, resolved)` : ''}  ${o.ms} ms`,
+              ),
             );
         });
         if (!options.json) io.out(line`${outcomes.filter((o) => o.retired).length} of ${outcomes.length} retired`);
@@ -229,10 +235,12 @@ export function registerLibrary(program: Command, io: Io): void {
   ).action(async (options: Common) => {
     await withLibrary(options, true, async (lib) => {
       const stats = await lib.stats();
-      if (options.json) return io.out(JSON.stringify(stats));
+      if (options.json) return io.out(json(stats));
       io.out(
-        line`${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} ` +
-          `rejections kept (kinds, authors and skills count active environments)`,
+        concat(
+          line`${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} `,
+          line`rejections kept (kinds, authors and skills count active environments)`,
+        ),
       );
       io.out(
         line`versions by status: ${
@@ -275,12 +283,12 @@ export function registerLibrary(program: Command, io: Io): void {
       await withLibrary(options, !options.gc, async (lib) => {
         const report = await lib.integrityCheck();
         const removed = options.gc ? await lib.gc() : [];
-        if (options.json) io.out(JSON.stringify({ ...report, removed }));
+        if (options.json) io.out(json({ ...report, removed }));
         else {
           io.out(
             report.ok
               ? line`ok: ${report.checkedFiles} module files match their hashes`
-              : ['damaged:', ...report.problems.map((p) => line`  ${p}`)].join('\n'),
+              : lines([line`damaged:`, ...report.problems.map((p) => line`  ${p}`)]),
           );
           if (report.orphanFiles.length)
             io.out(line`${report.orphanFiles.length} orphan files${options.gc ? ' removed' : ' (remove with --gc)'}`);

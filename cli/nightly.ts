@@ -1,7 +1,7 @@
 // `envforge nightly`: the night's work in one command (nightly/night.ts): revalidate, retire the saturated,
 // the batch aimed at the weak skills within the budget, a dated dataset snapshot, one report. Settings come
 // from --config FILE (nightly/config.ts); run it again after a kill and it finishes the same night.
-import { line } from './io.js';
+import { json, line, verbatim } from './io.js';
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AUTHORS } from '../agents/authors.js';
@@ -74,7 +74,7 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
   const offline = selection.description.provider === 'none' || selection.description.provider === 'offline';
   if (!offline) {
     selection.create(); // fails with how to configure the model (exit 2) before any work
-    io.err(describeProvider(selection.description));
+    io.err(line`${describeProvider(selection.description)}`);
   }
   const dir = resolveLibraryDir(config.library);
   const library = openLibrary(dir, { create: true });
@@ -83,7 +83,7 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
   const progress = batchProgress(io, { json: flags.json, target: config.target });
   try {
     if ((await library.stats()).versions === 0) {
-      io.err(seedingLine(dir, seedKindsFor(config.kind)));
+      io.err(line`${seedingLine(dir, seedKindsFor(config.kind))}`);
       await seedLibrary(library, pool, undefined, seedKindsFor(config.kind));
     }
     const budget = {
@@ -110,12 +110,12 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
       night,
     );
     progress.done();
-    io.out(flags.json ? JSON.stringify(report) : nightMarkdown(report));
+    io.out(flags.json ? json(report) : verbatim(nightMarkdown(report), 'markdown'));
     io.err(line`report: ${nightlyDir(library)}/${night}.md`);
   } catch (error) {
     progress.done();
     if (error instanceof NightFailed) {
-      io.out(flags.json ? JSON.stringify(error.report) : nightMarkdown(error.report));
+      io.out(flags.json ? json(error.report) : verbatim(nightMarkdown(error.report), 'markdown'));
       io.err(line`report: ${nightlyDir(library)}/${night}.md`);
       throw error.cause;
     }

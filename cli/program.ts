@@ -2,7 +2,7 @@
 // message and an exit code (0 ok, 1 rejected or failed, 2 usage), never a bare stack trace.
 import { Command, CommanderError } from 'commander';
 import { EnvforgeError, UsageError } from '../contract/errors.js';
-import { block, CliFailure, processIo, type Io } from './io.js';
+import { CliFailure, type Io, labelled, line, processIo, verbatim } from './io.js';
 import { VERSION } from '../contract/version.js';
 
 type Register = (program: Command, io: Io) => void;
@@ -27,6 +27,14 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
  * The program: with every command, or, given the command line, only the command it names (every one when it names
  * none).
  */
+/** commander's own output (help, usage errors): the CLI's text, and the operator's own arguments echoed. */
+function commanderOutput(io: Io) {
+  return {
+    writeOut: (s: string) => io.out(verbatim(s.trimEnd(), 'help')),
+    writeErr: (s: string) => io.err(verbatim(s.trimEnd(), 'help')),
+  };
+}
+
 export async function buildProgram(io: Io, argv?: readonly string[]): Promise<Command> {
   const program = new Command('envforge')
     .description(
@@ -34,15 +42,13 @@ export async function buildProgram(io: Io, argv?: readonly string[]): Promise<Co
     )
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .configureOutput(commanderOutput(io))
     .exitOverride();
   const named = argv?.find((arg) => !arg.startsWith('-'));
   const wanted = COMMANDS.filter(([name]) => name === named);
   for (const [, load] of wanted.length > 0 ? wanted : COMMANDS) (await load())(program, io);
   const configure = (command: Command): void => {
-    command
-      .exitOverride()
-      .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+    command.exitOverride().configureOutput(commanderOutput(io));
     command.commands.forEach(configure);
   };
   program.commands.forEach(configure);
@@ -84,5 +90,5 @@ export async function runCli(argv: string[], io: Io = processIo()): Promise<numb
 
 /** A failure's message after its label: its first line on the label's line, the rest as a block under it. */
 function failure(io: Io, label: string, message: string): void {
-  io.err(label + block(message).trimStart());
+  io.err(labelled(line`${label}`, message));
 }

@@ -5,7 +5,7 @@
 import { createLogUpdate } from 'log-update';
 import type { BatchEvent } from '../pipeline/batch.js';
 import type { FrontierReport } from '../pipeline/steering.js';
-import { line, terminalSafe, type Io } from './io.js';
+import { concat, type Io, json, line, type Printed, terminalSafe } from './io.js';
 
 export interface Progress {
   event(event: BatchEvent): void;
@@ -37,7 +37,7 @@ const clock = (ms: number) => {
 };
 
 /** The frontier a batch steers by, in words: what it aims at, what it wants, what this author cannot train. */
-export function frontierLines(f: FrontierReport): string[] {
+export function frontierLines(f: FrontierReport): Printed[] {
   const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
   const lines = [
     `feedback: weak ${f.weak.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none trainable)'}; ` +
@@ -52,7 +52,7 @@ export function frontierLines(f: FrontierReport): string[] {
       `feedback: this author cannot train the weak skills ${f.untrainable.map((w) => w.skill).join(', ')}: ` +
         `they are left out of the share`,
     );
-  return lines;
+  return lines.map((text) => line`${text}`);
 }
 
 export function batchProgress(io: Io, options: ProgressOptions): Progress {
@@ -76,7 +76,7 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
   const draw = () => render?.(terminalSafe(status()));
   const timer = render ? setInterval(draw, 1000) : null;
   timer?.unref();
-  const stay = (text: string) => {
+  const stay = (text: Printed) => {
     if (render) {
       render.clear();
       terminal?.write(`${terminalSafe(text)}\n`);
@@ -87,7 +87,7 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
     event(event) {
       // The frontier is said in words in every mode (also before its JSON event).
       if (event.type === 'frontier') for (const text of frontierLines(event.frontier)) stay(text);
-      if (options.json) return io.err(JSON.stringify({ at: new Date(now()).toISOString(), ...event }));
+      if (options.json) return io.err(json({ at: new Date(now()).toISOString(), ...event }));
       if (event.type === 'specs')
         for (const warning of event.warnings ?? []) stay(line`warning: architect: ${warning}`);
       if (event.type === 'candidate' && event.step === 'written') counts.written++;
@@ -110,8 +110,10 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
         if (waited < nextWaitLine) return;
         nextWaitLine = waited + 60_000;
         return void io.err(
-          line`waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has ` +
+          concat(
+            line`waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has `,
             line`taken it; start one with: envforge worker --database ${where}`,
+          ),
         );
       }
       waitedMs = waited;

@@ -1,6 +1,6 @@
 // Which author `envforge run` uses: an LLM author in the prompt profile asked for (whose models a dollar budget
 // must have prices for), or the offline author with its seed; a resumed batch keeps its kind of author and seed.
-import { line } from './io.js';
+import { concat, line } from './io.js';
 import type { LlmClient } from '../agents/llm/contract.js';
 import { priceFor, unpricedBudgetMessage } from '../agents/llm/cost.js';
 import type { ProviderDescription, Selection } from '../agents/llm/select.js';
@@ -25,8 +25,10 @@ export function checkPrices(selection: Selection, options: RunOptions, io: Io): 
     if (options.maxTokens === undefined)
       throw new UsageError(`--budget-usd: ${unpricedBudgetMessage(model, options.budgetUsd)}`);
     io.err(
-      line`warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens ` +
+      concat(
+        line`warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens `,
         line`${options.maxTokens} does (set its price in envforge.config.json "prices")`,
+      ),
     );
   }
 }
@@ -92,8 +94,10 @@ export function offlineLine(description: ProviderDescription, seed: number): str
 export function llmAuthorFor(llm: LlmClient, choice: ProfileChoice, io: Io): Author {
   const profile = resolveProfile(choice, llm.model);
   io.err(
-    line`prompts: ${profile} profile` +
+    concat(
+      line`prompts: ${profile} profile`,
       line`${choice === 'auto' ? ` (auto, for ${llm.model}; --prompt-profile standard|compact to choose)` : ''}`,
+    ),
   );
   return AUTHORS.llm({ llm, profile });
 }

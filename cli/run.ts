@@ -3,7 +3,7 @@
 // resumed batch keeps the seed stored with its options). Seeds a missing library, reads trainer
 // feedback, runs or resumes the batch with budgets, shows progress, and stores the report (JSON and
 // Markdown) with the batch. Exit 0 unless the run itself failed; rejected candidates are data.
-import { line } from './io.js';
+import { concat, json, line, verbatim } from './io.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -175,7 +175,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
   if (!offline) {
     // Fails with how to configure the model (exit 2) before any work when the LLM settings are unusable.
     selection.create();
-    io.err(describeProvider(selection.description));
+    io.err(line`${describeProvider(selection.description)}`);
   }
   if (!offline) checkPrices(selection, options, io);
   if (options.workers !== 'local' && options.workers !== 'remote')
@@ -191,9 +191,9 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const record = options.resume ? await library.getBatch(batchId) : undefined;
     checkAuthorOnResume(record, offline);
     const offlineSeed = offline ? seedFor(options.seed, batchId, record) : undefined;
-    if (offlineSeed !== undefined) io.err(offlineLine(selection.description, offlineSeed));
+    if (offlineSeed !== undefined) io.err(line`${offlineLine(selection.description, offlineSeed)}`);
     if ((await library.stats()).versions === 0) {
-      io.err(seedingLine(dir, seedKindsFor(options.kind)));
+      io.err(line`${seedingLine(dir, seedKindsFor(options.kind))}`);
       await seedLibrary(library, pool, undefined, seedKindsFor(options.kind));
     }
     const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
@@ -220,8 +220,10 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const feedback = record ? storedFeedback(record) : await trainerFeedback(library, options.feedback);
     if (feedback.source === 'scores')
       io.err(
-        line`feedback: no --feedback file; using the pass rates the reward service recorded ` +
+        concat(
+          line`feedback: no --feedback file; using the pass rates the reward service recorded `,
           line`(${feedback.scores} scores)`,
+        ),
       );
     const interrupt = onInterrupt();
     const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
@@ -281,25 +283,29 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         writeFileSync(join(out, `${batchId}.json`), `${JSON.stringify(report, null, 2)}\n`);
         writeFileSync(join(out, `${batchId}.md`), reportMarkdown(report));
       }
-      if (options.json) io.out(JSON.stringify(report));
+      if (options.json) io.out(json(report));
       else {
-        io.out(reportMarkdown(report));
+        io.out(verbatim(reportMarkdown(report), 'markdown'));
         if (out) io.out(line`report: ${join(out, `${batchId}.md`)}`);
       }
       if (report.stopReason === 'no-worker') {
         io.err(
-          line`envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the ` +
-            `batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run ` +
+          concat(
+            line`envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the `,
+            line`batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run `,
             line`--resume ${batchId} --database URL`,
+          ),
         );
         io.exitCode = 1;
       }
       if (report.stopReason === 'cancelled') {
         io.err(
-          line`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue ` +
-            line`it with the same LLM settings and: envforge run --resume ${batchId}` +
-            line`${options.library ? ` --library ${options.library}` : ''}` +
+          concat(
+            line`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue `,
+            line`it with the same LLM settings and: envforge run --resume ${batchId}`,
+            line`${options.library ? ` --library ${options.library}` : ''}`,
             line`${options.database ? ` --database ${library.dir}` : ''}`,
+          ),
         );
         io.exitCode = interrupt.exitCode();
       }

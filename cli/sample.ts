@@ -8,7 +8,7 @@ import { sampleEpisodic } from './episodic.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 import { blame, resolveEnv } from './resolve.js';
-import { block, CliFailure, type Io, line } from './io.js';
+import { json, block, CliFailure, type Io, line } from './io.js';
 
 interface SampleOptions {
   level?: number;
@@ -82,7 +82,7 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
         failed++;
         if (options.json)
           io.out(
-            JSON.stringify({
+            json({
               env: name,
               seed: e.seed,
               level: e.level,
@@ -96,7 +96,7 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
       const score = e.referenceVerdict.ok ? e.referenceVerdict.score : null;
       if (options.json) {
         io.out(
-          JSON.stringify({
+          json({
             env: name,
             seed: e.seed,
             level: e.level,
@@ -107,14 +107,14 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
         continue;
       }
       io.out(line`── ${name}  seed=${e.seed}  level=${e.level} ──`);
-      io.out(prompt);
+      io.out(block(prompt));
       if (options.reveal) {
         io.out(line`\n[hidden] ${JSON.stringify(hidden)}`);
-        io.out('[reference]');
+        io.out(line`[reference]`);
         io.out(block(e.reference));
         io.out(line`[reference score] ${score ?? `${(e.referenceVerdict as { code: string }).code}`}`);
       }
-      io.out('');
+      io.out(line``);
     }
     if (failed > 0) throw new CliFailure(`${failed} of ${episodes.length} instances failed`);
   } finally {

@@ -1,7 +1,7 @@
 // `envforge serve`: the reward service over the library (docs/reward-service.md lists the endpoints). Prints
 // one line with the URL and the endpoints, then serves until SIGINT or SIGTERM and shuts down gracefully:
 // in-flight requests finish, then the sandbox pool and the library close.
-import { line } from './io.js';
+import { concat, line } from './io.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
@@ -223,15 +223,19 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
     clientTokens: tokens,
     allowOrigins: flags.allowOrigin,
     allowHosts: flags.allowHost,
-    log: (line) => io.err(line),
+    log: (text) => io.err(line`${text}`),
   });
   io.out(line`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
   io.err(
     operatorToken
-      ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that ' +
-          'steer, or use /v1/admin'
-      : 'envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and ' +
-          "every score is recorded as an untrusted client's, steering nothing",
+      ? concat(
+          line`envforge serve: operator token set: only requests bearing it may reveal, record scores that `,
+          line`steer, or use /v1/admin`,
+        )
+      : concat(
+          line`envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and `,
+          line`every score is recorded as an untrusted client's, steering nothing`,
+        ),
   );
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

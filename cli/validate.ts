@@ -1,7 +1,7 @@
 // `envforge validate FILE...`: runs the staged validator on environment modules. With --json, one JSON
 // object per file per line (the interface in DESIGN.md); exit 0 when all are admitted, 1 when any is
 // rejected, 2 on a usage error. Validation admits nothing: `envforge library add` does (cli/library-add.ts).
-import { line } from './io.js';
+import { json, concat, line } from './io.js';
 import type { Command } from 'commander';
 import { blame } from './resolve.js';
 import { UsageError } from '../contract/errors.js';
@@ -101,7 +101,7 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
     (pool) => buildNoveltyIndex(pool, libraryDir),
     async ({ file }, report) => {
       if (report.verdict === 'reject') rejected++;
-      if (options.json) io.out(JSON.stringify(toJsonLine(file, report)));
+      if (options.json) io.out(json(toJsonLine(file, report)));
       else printReport(file, report, io, 'would be admitted');
     },
     io,
@@ -109,7 +109,7 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
   if (rejected > 0) io.exitCode = 1;
   if (options.json) return;
   if (files.length > 1) io.out(line`${files.length - rejected} would be admitted, ${rejected} rejected`);
-  if (rejected < files.length) io.out('validate admits nothing: envforge library add FILE... validates and admits');
+  if (rejected < files.length) io.out(line`validate admits nothing: envforge library add FILE... validates and admits`);
 }
 
 /** The sandbox names every module `environment.js`; a report about a file names the file instead. */
@@ -147,27 +147,33 @@ export function toJsonLine(file: string, report: ValidationReport): Record<strin
 export function printReport(file: string, report: ValidationReport, io: Io, admitted: string): void {
   const mark = (ok: boolean, skipped?: string) => (skipped ? '·' : ok ? '✓' : '✗');
   io.out(
-    line`${report.verdict === 'admit' ? `✓ ${admitted}` : '✗ reject'}  ${file}` +
+    concat(
+      line`${report.verdict === 'admit' ? `✓ ${admitted}` : '✗ reject'}  ${file}`,
       line`${report.name ? `  (${report.name})` : ''}  ${report.ms} ms`,
+    ),
   );
   io.out(
-    line`  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}` +
+    concat(
+      line`  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}`,
       line`${report.stages.some((s) => s.skipped) ? '   (· not run)' : ''}`,
+    ),
   );
   for (const p of report.problems.slice(0, 6)) io.out(line`  ${p.code} [${p.stage}] ${guestLine(p.message)}`);
   if (report.problems.length > 6)
     io.out(line`  … and ${report.problems.length - 6} more problems (use --json for all)`);
   if (report.curve.length > 0) {
-    io.out('  level  prompt  instance  solve ms  distinct answers  baseline common/other');
+    io.out(line`  level  prompt  instance  solve ms  distinct answers  baseline common/other`);
     for (const l of report.curve) {
       io.out(
-        line`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ` +
-          line`${l.instanceChars.toFixed(0).padStart(8)}  ${l.solveMs.toFixed(2).padStart(8)}  ` +
+        concat(
+          line`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  `,
+          line`${l.instanceChars.toFixed(0).padStart(8)}  ${l.solveMs.toFixed(2).padStart(8)}  `,
           line`${String(l.distinctAnswers).padStart(16)}  ${fmt(l.baselineCommon)}/${fmt(l.baselineOther)}`,
+        ),
       );
     }
   }
-  io.out('');
+  io.out(line``);
 }
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');

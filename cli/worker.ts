@@ -1,7 +1,7 @@
 // `envforge worker`: a queue worker on a PostgreSQL library: takes validation jobs of any batch, runs
 // them in its own sandbox pool, and admits or keeps rejections in the job's transaction. Also the queue
 // opening that `envforge run --workers remote` shares with it.
-import { line } from './io.js';
+import { concat, json, line } from './io.js';
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import type { Library } from '../library/contract.js';
@@ -79,13 +79,15 @@ async function work(options: WorkerOptions, io: Io): Promise<void> {
         onEvent: (event) =>
           io.err(
             options.json
-              ? JSON.stringify({ at: new Date().toISOString(), ...event })
-              : line`${event.type} ${'key' in event ? event.key : ''}` +
-                  line`${'admission' in event && event.admission ? ` → ${event.admission}` : ''}` +
+              ? json({ at: new Date().toISOString(), ...event })
+              : concat(
+                  line`${event.type} ${'key' in event ? event.key : ''}`,
+                  line`${'admission' in event && event.admission ? ` → ${event.admission}` : ''}`,
                   line`${'message' in event ? `: ${event.message}` : ''}`,
+                ),
           ),
       });
-      io.out(JSON.stringify(summary));
+      io.out(json(summary));
     } finally {
       await queue.close();
     }

@@ -83,7 +83,7 @@ export interface IncidentInput {
   /** generate, solve, verify, or call (the whole episode). */
   fn: string;
   message: string;
-  /** The response being scored, when verify failed (stored whole, so revalidation replays it exactly). */
+  /** The response being scored, when verify failed (whole, or cut: IncidentRecord.responseCut). */
   response?: string;
   origin: 'serve' | 'export';
   /** The failure came back when the call was re-run alone in a fresh isolate. */
@@ -93,9 +93,13 @@ export interface IncidentInput {
    * of the reward service's client (its address). Quarantine needs the reference, or several independent clients.
    */
   client?: string;
+  /** Who what it keeps is charged to (V22-5): a short hash of its client's principal, else its client's. */
+  principal?: string;
 }
 
 export interface IncidentRecord extends IncidentInput {
+  /** Set when `response` is a prefix (V22-5, store-kit's keptResponse): the whole's length and SHA-256. */
+  responseCut?: { chars: number; sha256: string };
   id: number;
   createdAt: string;
   /** Set when revalidation dealt with it (retired the environment, or admitted it again). */
@@ -231,7 +235,7 @@ export interface QuarantineRecord {
 
 /** What admitted environments did wrong in production: the evidence for quarantine, and the quarantines it set. */
 export interface IncidentStore {
-  /** Records an incident and the quarantine it completes; retention: incidentRetention (library/stores.ts). */
+  /** Records an incident and the quarantine it completes; retention: library/stores.ts' incident options. */
   recordIncident(input: IncidentInput): Promise<IncidentRecord>;
   /** Incidents, oldest first: of one version (by hash), only unresolved ones (open), without responses (false). */
   incidents(filter?: IncidentFilter): Promise<IncidentRecord[]>;

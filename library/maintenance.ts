@@ -101,7 +101,8 @@ export async function revalidate(
     const include = open.map((i) => ({
       seed: i.seed,
       level: i.level,
-      ...(i.response === undefined ? {} : { responses: [i.response] }),
+      // A cut response (its client's later failures of one shape: V22-5) is no input to replay; its instance still is.
+      ...(i.response === undefined || i.responseCut ? {} : { responses: [i.response] }),
     }));
     const report: ValidationReport = await validateCandidate(await library.source(env), { pool, novelty, include });
     const codes = [...new Set(report.problems.map((p) => p.code))];

@@ -49,6 +49,8 @@ export interface Misbehaviour {
    * independent-clients rule.
    */
   client?: string;
+  /** Who what the library keeps of it is charged to: a short hash of the client's principal (V22-5). */
+  principal?: string;
 }
 
 /** The tally of a hash in a map of them, made when missing. */
@@ -129,6 +131,7 @@ export class IncidentLog {
       confirmed,
       ...(m.response === undefined ? {} : { response: m.response }),
       ...(m.client === undefined ? {} : { client: m.client }),
+      ...(m.principal === undefined ? {} : { principal: m.principal }),
     };
     const reason = this.verdicts.has(input.hash) ? null : tallyOf(this.tallies, input.hash).add(input).reason();
     if (reason) {

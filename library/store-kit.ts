@@ -1,6 +1,7 @@
 // What every library store shares beside the contract: timestamps, JSON columns, and the rules an input
 // must meet before any store writes it (incidents), so the stores judge inputs alike.
 import { isProblemCode, PROBLEM_CODES } from '../contract/codes.js';
+import { createHash } from 'node:crypto';
 import { hashSource } from '../contract/hash.js';
 import type { Meta } from '../contract/schema.js';
 import { CLIENT_INPUT_FNS, neverTheClients } from './quarantine-policy.js';
@@ -10,6 +11,7 @@ import {
   SCORE_WINDOW,
   type AdmitInput,
   type IncidentInput,
+  type IncidentRecord,
   type JournalInput,
   type ScoreInput,
 } from './contract.js';
@@ -35,6 +37,59 @@ export const INCIDENT_RETENTION = 100;
 const MAX_MESSAGE_CHARS = 2_000;
 
 /**
+ * What one client's own input failures may keep in the library, in bytes, across every environment (V22-5): the
+ * incidents a client makes the library keep are charged to it as a whole, its oldest going first.
+ */
+export const INCIDENT_CLIENT_BYTES = 16 * 2 ** 20;
+/** Responses kept whole per environment version, code, fn and client: what revalidation needs to replay a failure. */
+export const WHOLE_RESPONSES = 3;
+/** The characters of a response kept beside its digest once its failure's whole responses are kept. */
+export const RESPONSE_PREFIX_CHARS = 1_024;
+/** What an incident's row costs beside its message and response (its columns, its index entries), as charged. */
+const INCIDENT_ROW_BYTES = 256;
+
+/** A response kept as its first RESPONSE_PREFIX_CHARS only: its whole length and SHA-256. */
+export type ResponseCut = NonNullable<IncidentRecord['responseCut']>;
+
+/** The store's limits on what clients' own input failures keep (library/stores.ts). */
+export interface IncidentLimits {
+  incidentRetention: number;
+  incidentClientBytes: number;
+}
+
+/** Who an incident's kept bytes are charged to: its principal, else its client (rows written before V22-5). */
+export const payerOf = (input: Pick<IncidentInput, 'principal' | 'client'>): string | null =>
+  input.principal ?? input.client ?? null;
+
+/** The bytes an incident is charged: its row, its message and its response as stored (whole, or the prefix). */
+export const keptBytes = (message: string, response: string | null): number =>
+  INCIDENT_ROW_BYTES + Buffer.byteLength(message) + (response === null ? 0 : Buffer.byteLength(response));
+
+/** The SHA-256 of a response (how a cut one is still named, and how a store keeps a whole one once). */
+export const responseDigest = (response: string): string => createHash('sha256').update(response, 'utf8').digest('hex');
+
+/**
+ * How a new incident's response is stored: whole when it is no client's own (a tripwire, the environment's: it decides
+ * a quarantine) or among the first WHOLE_RESPONSES of its failure's shape from its client (`wholeSoFar`: those kept
+ * whole now), else its prefix and what the whole was (the same failure from one client is one piece of evidence).
+ */
+export function keptResponse(
+  input: IncidentInput,
+  response: string,
+  wholeSoFar: () => number,
+): { text: string; cut: ResponseCut | null } {
+  if (!expendable(input) || payerOf(input) === null || wholeSoFar() < WHOLE_RESPONSES)
+    return { text: response, cut: null };
+  return cutResponse(response);
+}
+
+/** A response cut to its prefix, with what the whole was. */
+export const cutResponse = (response: string): { text: string; cut: ResponseCut } => ({
+  text: response.slice(0, RESPONSE_PREFIX_CHARS),
+  cut: { chars: response.length, sha256: responseDigest(response) },
+});
+
+/**
  * Whether retention may drop this incident: only a client's input alone reached it (never a tripwire, never the
  * environment's own failure), so it is no evidence but that client's, and that client's volume is what it bounds.
  */
@@ -54,7 +109,7 @@ export function mayDecide(i: IncidentInput): 'yes' | 'no' | 'vote' {
 }
 
 /**
- * Checks an incident and bounds its message (the response is kept whole: revalidation replays it exactly); a
+ * Checks an incident and bounds its message (the response is returned whole: keptResponse decides what is stored); a
  * LibraryError says what is missing.
  */
 export function checkIncident(input: IncidentInput): { message: string; response: string | null } {
@@ -67,18 +122,30 @@ export function checkIncident(input: IncidentInput): { message: string; response
   if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string')
     throw bad('a code and a function name');
   if (input.origin !== 'serve' && input.origin !== 'export') throw bad("an origin of 'serve' or 'export'");
-  if (input.client !== undefined && (typeof input.client !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(input.client)))
-    throw bad('a client of 1 to 64 printable characters, when it names one');
+  for (const who of ['client', 'principal'] as const) {
+    const value = input[who];
+    if (value !== undefined && (typeof value !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(value)))
+      throw bad(`a ${who} of 1 to 64 printable characters, when it names one`);
+  }
   return { message: String(input.message).slice(0, MAX_MESSAGE_CHARS), response: input.response ?? null };
 }
 
-/** The incidents row's values in column order (hash … created_at, client), the response stored as `response`. */
+/** The incident columns incidentValues fills, in order (each store names its response column `response`). */
+export const INCIDENT_COLUMNS =
+  'hash, name, version, seed, level, code, fn, message, response, origin, confirmed, created_at, client, payer, ' +
+  'kept_bytes, cut_chars, cut_sha256';
+
+/**
+ * The incidents row's values in INCIDENT_COLUMNS' order: `response` as the store keeps it there (the text, or a
+ * SQLite store's digest of it), `kept` what it keeps and is charged.
+ */
 export const incidentValues = (
   input: IncidentInput,
   message: string,
   response: string | null,
   confirmed: boolean | number,
   at: string,
+  kept: { bytes: number; cut: ResponseCut | null },
 ): unknown[] => [
   input.hash,
   input.name,
@@ -93,7 +160,17 @@ export const incidentValues = (
   confirmed,
   at,
   input.client ?? null,
+  payerOf(input),
+  kept.bytes,
+  kept.cut?.chars ?? null,
+  kept.cut?.sha256 ?? null,
 ];
+
+/** A row's cut response (cut_chars, cut_sha256) as the record's responseCut, when it was cut. */
+export const cutOf = (row: { cut_chars?: number | string | null; cut_sha256?: string | null }) =>
+  row.cut_chars === null || row.cut_chars === undefined || !row.cut_sha256
+    ? {}
+    : { responseCut: { chars: Number(row.cut_chars), sha256: row.cut_sha256 } };
 
 /** An admission's code hash and meta, once its report is known to admit exactly this source. */
 export function checkAdmission(input: AdmitInput): { hash: string; meta: Meta } {

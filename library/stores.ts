@@ -19,6 +19,11 @@ export interface LibraryOpenOptions {
    * quarantined version.
    */
   incidentRetention: number;
+  /**
+   * What a client's own input failures may keep in the library, in bytes, across every environment (V22-5): past it,
+   * its oldest go first (its first open vote per version and code stays, its response cut to a prefix last).
+   */
+  incidentClientBytes: number;
 }
 
 export interface LibraryStore {

@@ -180,3 +180,15 @@ export function incidentClient(client: Client): string {
   const voter = client.trusted || client.principal.startsWith('token:') ? client.principal : ANONYMOUS_VOTER;
   return `client:${digest(voter).toString('hex').slice(0, 12)}`;
 }
+
+/**
+ * Who an incident is charged to and who it counts for: its principal (a short hash: no address on disk), which the
+ * library charges what it keeps (V22-5: each principal its own budget, so no client's volume displaces another's),
+ * and its voter (incidentClient).
+ */
+export function incidentParties(client: Client): { client: string; principal: string } {
+  return {
+    client: incidentClient(client),
+    principal: `principal:${digest(client.principal).toString('hex').slice(0, 12)}`,
+  };
+}

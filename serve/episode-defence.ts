@@ -9,9 +9,9 @@ import type { EnvRecord } from '../library/contract.js';
 import { ACTION_LOG_FN, type Misbehaviour } from '../library/quarantine.js';
 import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import type { CallResult, RolloutPolicy } from '../sandbox/protocol.js';
-import { incidentClient, type Client } from './clients.js';
+import { incidentParties, type Client } from './clients.js';
 import { confirmAndRecord } from './defence.js';
-import { replayBudgetMs } from './episode-session.js';
+import { replayBudgetMs, type Session } from './episode-session.js';
 import type { Service } from './service.js';
 
 export interface EpisodeFailure {
@@ -38,7 +38,7 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     message: f.message,
     fn: f.fn,
     ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}),
-    client: incidentClient(f.client),
+    ...incidentParties(f.client),
   };
   // The budgets the failing episode had live: a call's for each turn it reached and one for the failing call.
   const budgetMs = replayBudgetMs(service.options.callTimeoutMs, f.actions.length + 1, f.meta.maxTurns + 1);
@@ -72,4 +72,16 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     };
   };
   return confirmAndRecord(service.defence, [misbehaviour], rerun, ACTION_LOG_FN).catch(() => {});
+}
+
+/** `defendEpisode` for a failure in an open session's episode, its actions so far. */
+export function defendSession(
+  service: Service,
+  s: Session,
+  r: { code: string; message: string; fn: string },
+  client: Client,
+): void {
+  const { code, message, fn } = r;
+  const actions = s.turns.map((t) => t.action);
+  void defendEpisode(service, { record: s.record, meta: s.meta, ...s.identity, actions, code, message, fn, client });
 }

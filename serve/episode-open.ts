@@ -99,9 +99,9 @@ export async function createSession(
 
 /**
  * The session of a journaled episode, rebuilt by replay; a 404 when there is no such journal, a 410 when its
- * environment is gone.
+ * environment is gone. `slot` false: rebuilt only to be ended or read (under the ending allowance), it reserves none.
  */
-export async function restoreSession(at: Opening, id: string, client: Client): Promise<Session> {
+export async function restoreSession(at: Opening, id: string, client: Client, slot = true): Promise<Session> {
   const unknown = () =>
     new ServeError(
       404,
@@ -121,7 +121,7 @@ export async function restoreSession(at: Opening, id: string, client: Client): P
       `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`,
     );
   const meta = at.runner().metaOf(found.record);
-  const release = entry.ended ? () => {} : at.reserve(client); // an ended episode is only read: it needs no slot
+  const release = entry.ended || !slot ? () => {} : at.reserve(client); // an ended episode is only read: no slot
   try {
     const r = await at.runner().rollout(client, found.record, meta, seed, level, entry.actions);
     const session: Session = {

@@ -7,7 +7,7 @@ import type { EnvRecord } from '../library/contract.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
 import { keyOwner, type Client } from './clients.js';
-import { defendEpisode } from './episode-defence.js';
+import { defendSession } from './episode-defence.js';
 import { createSession, restoreSession, type Opening } from './episode-open.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { KeyedCreates } from './episode-keys.js';
@@ -55,7 +55,7 @@ export class EpisodeSessions {
   private readonly loading = new Map<string, Promise<Session>>();
   /** Ended sessions, oldest first (an LRU of at most ENDED_KEPT); older ones are rebuilt from their journal. */
   private readonly ended = new Map<string, Session>();
-  /** Sessions being ended by their client: no slot held meanwhile (holdersBut), a fair share each (mayEndFree). */
+  /** Sessions ending, or rebuilt only to be ended or read: no slot held (holdersBut), a fair share (mayEndFree). */
   private readonly ending = new Map<string, Client>();
   /** Slots shared fairly between clients (session-slots.ts): evicting a session sends it back to its journal. */
   readonly slots: SessionSlots;
@@ -148,10 +148,10 @@ export class EpisodeSessions {
   };
 
   /**
-   * The session of an id: in memory, else rebuilt from its journal by replay (a slot of `client`'s); 404 when there is
-   * none.
+   * The session of an id: in memory, else rebuilt from its journal by replay (a slot of `client`'s, unless `slot` is
+   * false); 404 when there is none.
    */
-  private async session(id: string, client: Client): Promise<Session> {
+  private async session(id: string, client: Client, slot = true): Promise<Session> {
     if (this.draining.has(id)) throw evictedError(id);
     const held = this.open.get(id) ?? this.ended.get(id);
     if (held) {
@@ -160,21 +160,34 @@ export class EpisodeSessions {
     }
     let pending = this.loading.get(id);
     if (!pending) {
-      pending = restoreSession(this.opening, id, client).finally(() => this.loading.delete(id));
+      pending = restoreSession(this.opening, id, client, slot).finally(() => this.loading.delete(id));
       this.loading.set(id, pending);
     }
     return pending;
   }
 
-  /** Runs `work` after the session's earlier requests: one step at a time per episode. */
-  private serial<T>(id: string, client: Client, work: (s: Session) => Promise<T>): Promise<T> {
-    return this.session(id, client).then((s) => {
+  /**
+   * Runs `work` after the session's earlier requests: one step at a time per episode. `slot` false (an end, a read): a
+   * session not in memory is rebuilt under the ending allowance (mayEndFree), never a slot (a client can always end
+   * and read what it started), and sent back to its journal after a read.
+   */
+  private serial<T>(id: string, client: Client, slot: boolean, work: (s: Session) => Promise<T>): Promise<T> {
+    const known = this.open.has(id) || this.ended.has(id) || this.loading.has(id) || this.ending.has(id);
+    const free = !slot && !known && this.slots.mayEndFree(client, this.ending);
+    if (free) this.ending.set(id, client);
+    const found = this.session(id, client, !free);
+    if (free) found.catch(() => this.ending.delete(id));
+    return found.then((s) => {
       s.busy++;
       const next = s.queue
-        .then(() => (s.evicted && !s.over ? Promise.reject(evictedError(id)) : work(s)))
+        .then(() => (s.evicted && !s.over && slot ? Promise.reject(evictedError(id)) : work(s)))
         .finally(() => {
           if (--s.busy === 0 && this.draining.get(id) === s) this.draining.delete(id);
           s.lastUsed = Date.now();
+          if (!free) return;
+          // rebuilt without a slot: kept where one is free, else back to its journal (a step queued on it: evicted)
+          this.ending.delete(id);
+          if (!s.over && this.open.get(id) === s && this.slots.overfull()) this.evict(id);
         });
       s.queue = next.catch(() => {});
       return next;
@@ -187,7 +200,7 @@ export class EpisodeSessions {
    */
   step(id: string, raw: unknown, turn: number | undefined, client: Client): Promise<StepResult> {
     const action = admitAction(raw);
-    return this.serial(id, client, async (s) => {
+    return this.serial(id, client, true, async (s) => {
       const current = s.turns.length;
       if (turn !== undefined && turn <= current) {
         const stored = s.turns[turn - 1] as Turn;
@@ -232,16 +245,7 @@ export class EpisodeSessions {
         await this.journaled(s, landed, () => this.journal.end(id, { end: 'failed', code: r.code }));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
-        void defendEpisode(this.service, {
-          record: s.record,
-          meta: s.meta,
-          ...s.identity,
-          actions: s.turns.map((t) => t.action),
-          code: r.code,
-          message: r.message,
-          fn: r.fn,
-          client,
-        });
+        defendSession(this.service, s, r, client);
         return stepResult(s, current + 1);
       }
       // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
@@ -279,16 +283,7 @@ export class EpisodeSessions {
       ending: true,
     });
     if (r.ok) return outcomeOf(r);
-    void defendEpisode(this.service, {
-      record: s.record,
-      meta: s.meta,
-      ...s.identity,
-      actions: s.turns.map((t) => t.action),
-      code: r.code,
-      message: r.message,
-      fn: r.fn,
-      client,
-    });
+    defendSession(this.service, s, r, client);
     return { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } };
   }
 
@@ -312,7 +307,7 @@ export class EpisodeSessions {
   get(id: string, client: Client) {
     const turns = (s: Session) =>
       s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation }));
-    return this.serial(id, client, async (s) => ({
+    return this.serial(id, client, false, async (s) => ({
       episode: s.id,
       ...s.identity,
       prompt: s.prompt,
@@ -330,9 +325,10 @@ export class EpisodeSessions {
    * answers its outcome again.
    */
   end(id: string, client: Client) {
-    return this.serial(id, client, async (s) => {
+    return this.serial(id, client, false, async (s) => {
       if (!s.over) {
-        const holds = this.slots.mayEndFree(s.client, this.ending); // (one end of a session at a time: serial)
+        // (one end of a session at a time: serial; one rebuilt only to be ended is marked already)
+        const holds = !this.ending.has(id) && this.slots.mayEndFree(s.client, this.ending);
         if (holds) this.ending.set(id, s.client);
         try {
           const scored = await this.scoreNow(s, client);

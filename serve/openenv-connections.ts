@@ -1,7 +1,8 @@
 // The OpenEnv WebSocket connections a service holds: shared fairly between clients as session slots are
 // (session-slots.ts: a client below its share evicts the least recently used connection (idle first) of the client
-// furthest over its own, else 429), and closed after --session-idle without a message. A connection the server
-// closes (evicted, idle, shutting down) leaves its episode resumable; only a client's own close ends it.
+// furthest over its own, else the asker's own least recently used idle one, else 429), and closed after
+// --session-idle without a message. A connection the server closes (evicted, idle, shutting down) leaves its episode
+// resumable; only a client's own close ends it.
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { Client } from './clients.js';
@@ -33,7 +34,7 @@ export class Connections {
         this.close(
           id,
           TRY_AGAIN_LATER,
-          'evicted for a client below its fair share; reconnect and reset with your episode_id to resume',
+          'evicted for another connection (fair shares); reconnect and reset with your episode_id to resume',
         ),
       {
         code: 'E_TOO_MANY_CONNECTIONS',

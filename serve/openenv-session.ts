@@ -73,6 +73,15 @@ export function listedTools(
   return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
 }
 
+/**
+ * An episode's reward as OpenEnv hands it to a trainer: its score once it ended, but none (null: OpenEnv's "no reward")
+ * for one the environment failed (end "failed", its error in the metadata), which is never a learner's 0 (redteam-v23
+ * V23-4; OpenEnv's clients keep only observation, reward and done).
+ */
+export function rewardOf(r: { done: boolean; score?: number; end?: string }): number | null {
+  return r.done && r.end !== 'failed' ? (r.score ?? 0) : null;
+}
+
 /** The metadata of a step's answer: the episode, the turn and, once it ended, how. */
 function stepMetadata(r: {
   episode: string;
@@ -102,7 +111,7 @@ function stepMetadata(r: {
 export function stepResult(r: StepResult, action: { mcp: boolean; tool: string }): OpenEnvResult {
   const base = { text: r.observation, turn: r.turn, metadata: stepMetadata(r) };
   const observation = action.mcp ? { ...base, tool_name: action.tool, result: callToolResult(r), error: null } : base;
-  return { observation, reward: r.done ? (r.score ?? 0) : null, done: r.done };
+  return { observation, reward: rewardOf(r), done: r.done };
 }
 
 /**
@@ -110,7 +119,7 @@ export function stepResult(r: StepResult, action: { mcp: boolean; tool: string }
  * progress as structured content.
  */
 export function callToolResult(r: StepResult): Record<string, unknown> {
-  const progress = { turn: r.turn, done: r.done, ...(r.done ? { reward: r.score ?? 0, end: r.end } : {}) };
+  const progress = { turn: r.turn, done: r.done, ...(r.done ? { reward: rewardOf(r), end: r.end } : {}) };
   return {
     content: [{ type: 'text', text: r.observation }],
     structured_content: progress,
@@ -172,7 +181,7 @@ export class OpenEnvSessions {
           turn: s.turn,
           metadata,
         },
-        reward: s.done ? (s.score ?? 0) : null,
+        reward: rewardOf(s),
         done: s.done,
       };
     }
@@ -235,7 +244,7 @@ export class OpenEnvSessions {
     const r = await this.sessions.end(episode, this.who);
     return {
       observation: { text: '', turn: r.turn, metadata: stepMetadata({ ...r, episode }) },
-      reward: r.score,
+      reward: rewardOf(r),
       done: true,
     };
   }
@@ -267,6 +276,7 @@ export class OpenEnvSessions {
           done: true,
           score: ended.reward ?? 0,
           end: String((ended.observation.metadata as { end?: string }).end),
+          error: (ended.observation.metadata as { error?: { code: string; message: string } }).error,
         },
         action,
       ),

@@ -16,7 +16,7 @@ import type { EnvKind } from '../kinds/contract.js';
 import { kindOf } from '../kinds/registry.js';
 import type { EnvRecord } from '../library/contract.js';
 import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
-import { incidentClient, type Client } from './clients.js';
+import { incidentParties, type Client } from './clients.js';
 import { isUnrun } from './job-attribution.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { ServeError } from './options.js';
@@ -115,7 +115,7 @@ export async function sampleItems(
               seed: id.seed,
               level: id.level,
               ...failed,
-              client: incidentClient(client),
+              ...incidentParties(client),
             });
           out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
           return;

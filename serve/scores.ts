@@ -13,8 +13,13 @@ export const TARGET_PASS_RATE = 0.5;
 type Counts = Pick<ScoreInput, 'n' | 'passed' | 'scoreSum'>;
 const keyOf = (name: string, version: number, level: number, trusted = true) =>
   `${name}\u0000${version}\u0000${level}\u0000${trusted ? 1 : 0}`;
-/** Clients whose scores this service remembers for the operator's view (oldest forgotten first). */
+/** Principals whose scores this service remembers for the operator's view (the least recent forgotten first). */
 const CLIENTS_KEPT = 1_024;
+/**
+ * Client ids remembered inside one principal (the least recent forgotten first, still counted in its principal's
+ * totals): an id is self-declared, so one client naming itself many ways fills only its own view.
+ */
+export const IDS_KEPT = 32;
 
 /** What one client's scores came to since this service started. */
 export interface ClientScores {
@@ -23,6 +28,26 @@ export interface ClientScores {
   passed: number;
   lastAt: string;
 }
+
+/** What one principal's scores came to, and (inside it) those of the ids its clients named themselves with. */
+export interface PrincipalScores extends ClientScores {
+  ids: Map<string, ClientScores>;
+}
+
+/** `map` with `key` moved to the newest place, holding `value`, and its oldest entry forgotten past `limit`. */
+function touch<V>(map: Map<string, V>, key: string, value: V, limit: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) map.delete(map.keys().next().value as string);
+}
+
+/** Counts with one more score. */
+const counted = (seen: ClientScores, passed: boolean, at: string): ClientScores => ({
+  trusted: seen.trusted,
+  n: seen.n + 1,
+  passed: seen.passed + (passed ? 1 : 0),
+  lastAt: at,
+});
 
 /** mulberry32: a small seeded generator, so a selection's levels follow from its seed and the tallies. */
 export function seededUniform(seed: number): () => number {
@@ -41,8 +66,11 @@ export class ScoreBoard {
   private pending = new Map<string, ScoreInput>();
   private readonly writer: LazyWriter;
   private flushing: Promise<void> | null = null;
-  /** Per client (its key), what it had scored: the attribution the operator reads (GET /v1/admin/clients). */
-  readonly byClient = new Map<string, ClientScores>();
+  /**
+   * Per principal (ids inside it), what it had scored: the attribution the operator reads (GET /v1/admin/clients). A
+   * principal is the unit a client cannot multiply by naming itself, so no client's ids push another out of view.
+   */
+  readonly byClient = new Map<string, PrincipalScores>();
 
   constructor(
     libraryDir: string,
@@ -67,7 +95,13 @@ export class ScoreBoard {
    * The one place a score is recorded (verify, get_reward, and any future path): as `client`'s. Only the
    * operator's scores are trusted, and only trusted tallies steer `level: "auto"`, the batch and nightly.
    */
-  add(name: string, version: number, level: number, score: number, client: Pick<Client, 'key' | 'trusted'>): void {
+  add(
+    name: string,
+    version: number,
+    level: number,
+    score: number,
+    client: Pick<Client, 'principal' | 'id' | 'trusted'>,
+  ): void {
     const trusted = client.trusted;
     const key = keyOf(name, version, level, trusted);
     const t = this.pending.get(key) ?? { name, version, level, n: 0, passed: 0, scoreSum: 0, trusted };
@@ -76,15 +110,11 @@ export class ScoreBoard {
     if (passed) t.passed++;
     t.scoreSum += Math.min(1, Math.max(0, score));
     this.pending.set(key, t);
-    const seen = this.byClient.get(client.key) ?? { trusted, n: 0, passed: 0, lastAt: '' };
-    this.byClient.delete(client.key);
-    this.byClient.set(client.key, {
-      trusted,
-      n: seen.n + 1,
-      passed: seen.passed + (passed ? 1 : 0),
-      lastAt: new Date().toISOString(),
-    });
-    if (this.byClient.size > CLIENTS_KEPT) this.byClient.delete(this.byClient.keys().next().value as string);
+    const at = new Date().toISOString();
+    const fresh = { trusted, n: 0, passed: 0, lastAt: '' };
+    const seen = this.byClient.get(client.principal) ?? { ...fresh, ids: new Map<string, ClientScores>() };
+    if (client.id !== null) touch(seen.ids, client.id, counted(seen.ids.get(client.id) ?? fresh, passed, at), IDS_KEPT);
+    touch(this.byClient, client.principal, { ...counted(seen, passed, at), ids: seen.ids }, CLIENTS_KEPT);
   }
 
   /** Stored and pending trusted counts together (the window applied to the sum): what steers. */

@@ -2,7 +2,8 @@
 // takes one. When all are taken, a client below its fair share (the slots divided among the principals holding
 // some: client tokens or normalised addresses, serve/clients.ts; then a principal's share among its client ids)
 // takes the least recently used slot of the client furthest over its share, idle or busy (nothing a client
-// does exempts its slots), which is evicted; a client at or over its share gets 429 naming the limit.
+// does exempts its slots), which is evicted; else the asker's own least recently used idle slot is taken back (a
+// client's share bounds what it holds, not when it may replace what it no longer uses); a 429 names the limit.
 import type { Client } from './clients.js';
 import { ServeError } from './options.js';
 
@@ -115,6 +116,11 @@ export class SessionSlots {
     return ours < 2 * share && mine < Math.max(1, Math.floor(share / keys.size));
   }
 
+  /** Whether the sessions held (and reserved) are past `max`: one held without a slot must then go. */
+  overfull(): boolean {
+    return this.open.size + this.reservedTotal > this.max;
+  }
+
   /** Sessions (and reservations) per client key, for the operator's view. */
   holdings(): Map<string, number> {
     return this.count().byKey;
@@ -135,7 +141,8 @@ export class SessionSlots {
 
   /**
    * Evicts one session (idle first, else busy: see `draining`) of the client furthest over its share, for `client`
-   * below its own; else 429, its text from the numbers this decision used.
+   * below its own; else `client`'s own least recently used idle one; else 429, its text from the numbers this decision
+   * used.
    */
   private makeRoom(client: Client): void {
     const counts = this.count();
@@ -155,6 +162,7 @@ export class SessionSlots {
       victim = this.victim(counts.byKey, keyShare, busyToo, (s) =>
         s.client.principal === client.principal ? s.client.key : null,
       );
+    victim ??= this.ownIdle(client);
     if (victim) return this.evict(victim.id);
     const share =
       below === 'key' || (below === null && keys > 1 && mine >= keyShare)
@@ -162,7 +170,7 @@ export class SessionSlots {
         : `${principalShare} per client while ${principals} share the ${this.max}`;
     const why =
       below === null
-        ? `its fair share is ${share}`
+        ? `its fair share is ${share}, and every session it holds is busy`
         : `below its fair share (${share}), but no slot over a share can be evicted now: ` +
           (busyToo
             ? 'those over theirs are still being opened'
@@ -173,6 +181,14 @@ export class SessionSlots {
       `the service holds its limit of ${this.max} ${this.kind.what}, and client ${client.key} holds ${mine} (` +
         `${client.principal} ${atPrincipal}): ${why}; ${this.kind.hint}`,
     );
+  }
+
+  /** The least recently used idle session of `client`'s own id, taken back for its new one (resumable). */
+  private ownIdle(client: Client): SlotHolder | null {
+    let best: SlotHolder | null = null;
+    for (const s of this.open.values())
+      if (s.client.key === client.key && s.busy === 0 && (best === null || s.lastUsed < best.lastUsed)) best = s;
+    return best;
   }
 
   /**

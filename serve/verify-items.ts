@@ -11,7 +11,7 @@ import type { Call, CallResult } from '../sandbox/protocol.js';
 import { AnswerQueueFull } from '../sandbox/code/answer-pool.js';
 import { LONG_BANDS } from '../validators/probes.js';
 import type { Catalog } from './catalog.js';
-import { incidentClient, type Client } from './clients.js';
+import { incidentParties, type Client } from './clients.js';
 import { confirmAndRecord, failure, verdictsOf, withinDeadline, type Rerun, type VerifyResult } from './defence.js';
 import { SANDBOX_FN, type Dispatcher } from './dispatcher.js';
 import { isUnrun } from './job-attribution.js';
@@ -166,7 +166,7 @@ export async function verifyItems(
             message: verdict.error.message,
             fn,
             response: group.responses[j] as string,
-            client: incidentClient(client),
+            ...incidentParties(client),
           });
       });
     };

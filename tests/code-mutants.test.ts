@@ -62,19 +62,24 @@ beforeAll(() => {
 });
 afterAll(() => pool.close());
 
-/** The check's findings on a module, judged by the shared rules, and its metrics. */
-async function judged(source: string, levels = [1, 2]) {
+/** The check's findings on a module, judged by the shared rules, and its metrics (mutants run under `limits`). */
+async function judged(source: string, levels = [1, 2], limits?: { callTimeoutMs: number }) {
   const requests = levels.flatMap((level) => [1, 2, 3, 4].map((seed) => ({ seed, level })));
   const run = await code.runEpisodes(pool, source, requests);
   const episodes = run.episodes.filter((e): e is Episode => e.ok);
   expect(episodes, JSON.stringify(run.episodes[0])).toHaveLength(requests.length);
   const meta = (run.load.ok ? run.load.meta : undefined) as CodeMeta;
   // Mutants no instance kills are not counted against the module here: only the examples' verdict decides.
-  const options = { ...DEFAULT_VALIDATOR_OPTIONS, code: { ...DEFAULT_VALIDATOR_OPTIONS.code, minMutantsKilled: 0 } };
+  const options = {
+    ...DEFAULT_VALIDATOR_OPTIONS,
+    code: { ...DEFAULT_VALIDATOR_OPTIONS.code, minMutantsKilled: 0 },
+    limits: limits ?? {},
+  };
   const stage = { pool, source, options, meta, episodes } as unknown as StageContext;
   const plan = codeMutants.plan({ stage, memo: (_k, make) => make() });
   if (!plan) throw new Error('no plan');
-  const rerun = async (more: typeof plan.requests) => (await code.runEpisodes(pool, source, [...more])).episodes;
+  const rerun = async (more: typeof plan.requests) =>
+    (await code.runEpisodes(pool, source, [...more], limits ? { limits } : {})).episodes;
   const outcomes: EpisodeResult[] = await rerun(plan.requests);
   const verdict = await plan.judge(outcomes, { run: rerun, all: () => outcomes });
   return { codes: judgeFindings(verdict.findings).map((p) => p.code), metrics: verdict.metrics };
@@ -96,7 +101,11 @@ describe('the mutants the visible examples kill', () => {
 
 describe('a mutant only the clock stops', () => {
   it('is no kill: the same function made slower survives where it finishes, an equivalent program', async () => {
-    const { codes, metrics } = await judged(primeFactor, [1, 2, 3]);
+    // The clock's effect at a budget of 300 ms a test, not the default second: every looping mutant (the slower one
+    // on level 3's 10^12, and the mutants that never end) burns its whole budget twice (alone again in a fresh
+    // isolate), so the default cost this test 19.5 CPU-s, 300 ms 11.1. A stop is no evidence either way (neither a
+    // kill nor a survival), so a tighter clock cannot make a finding; the references are sampled at the default.
+    const { codes, metrics } = await judged(primeFactor, [1, 2, 3], { callTimeoutMs: 300 });
     const slower = (change: unknown) => String(change).startsWith('* → +');
     expect((metrics?.survivors as string[]).filter(slower), JSON.stringify(metrics)).toHaveLength(1);
     expect(slower(metrics?.worstMutant)).toBe(false);

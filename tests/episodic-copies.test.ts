@@ -1,7 +1,16 @@
 // The copy of a shown value (validators/episodic/copies.ts): its rule, its play, and the bookkeeping it leaves alone.
 import { describe, expect, it } from 'vitest';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { bookkept, copiedValues, copyPlan, copyRuleOf, peerCopyPlan } from '../validators/episodic/copies.js';
+import { actionsOf } from '../validators/episodic/adversaries.js';
+import {
+  bookkept,
+  copiedValues,
+  copyPlan,
+  copyRuleOf,
+  directedCopy,
+  peerCopyPlan,
+  refusedAsUnknown,
+} from '../validators/episodic/copies.js';
 
 const call = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
 const rollout = (actions: ReturnType<typeof call>[]) =>
@@ -107,5 +116,42 @@ describe("peerCopyPlan (the copy's chance)", () => {
     const plan = peerCopyPlan(mine, peer, ['O-9: mug, $20. Refundable: $17.', 'ok'], rule);
     expect(plan?.map((a) => a.args.amount)).toEqual([17, 17, 17, undefined]);
     expect(peerCopyPlan(mine, rollout([call('close_desk')]), [''], rule)).toBe(null);
+  });
+});
+
+describe('directedCopy (a lookup the texts ask for)', () => {
+  const rule = { tool: 'pay_invoice', arg: 'amount', from: 'read_invoice', fromEnd: 0 };
+  it('reads a sentence naming the showing tool with a verb of showing as the task asking to send the figure', () => {
+    // redteam-s20e S3, and a variant written differently.
+    expect(directedCopy(['Pay each invoice the amount due that read_invoice shows (late fees included).'], rule)).toBe(
+      true,
+    );
+    expect(
+      directedCopy(['Run 12.', 'Settle each invoice for the total shown by read_invoice, late charges and all.'], rule),
+    ).toBe(true);
+  });
+  it('is no lookup where the sentence names no showing tool, or the texts state arithmetic (redteam-s18e E8)', () => {
+    expect(directedCopy(['Pay each approved invoice its amount due.'], rule)).toBe(false);
+    const e8 = { tool: 'refund', arg: 'amount', from: 'read_order', fromEnd: 0 };
+    expect(
+      directedCopy(
+        ['An opened item is refunded its price less a 15% fee.', 'Refund each order the amount read_order shows.'],
+        e8,
+      ),
+    ).toBe(false);
+  });
+});
+
+describe('refusedAsUnknown (a chance trial the world refuses)', () => {
+  const rule = { tool: 'route_ticket', arg: 'ticket', from: 'open_ticket', fromEnd: 1 };
+  const ref = rollout([call('open_ticket', { message: 1 }), call('route_ticket', { ticket: 48213, team: 'billing' })]);
+  const plan = [call('open_ticket', { message: 1 }), call('route_ticket', { ticket: 51234, team: 'billing' })];
+  const played = (changes: string[][]) => ({ ...ref, turns: 2, rejected: [], changes }) as unknown as Rollout;
+  it("is where every swapped value's call changed nothing (another episode's ticket names none here)", () => {
+    expect(refusedAsUnknown(plan, ref, rule, played([['$.next'], []]))).toBe(true);
+  });
+  it('is not where the world took a swapped value, or nothing was swapped', () => {
+    expect(refusedAsUnknown(plan, ref, rule, played([['$.next'], ['$.messages.0.routed']]))).toBe(false);
+    expect(refusedAsUnknown(actionsOf(ref), ref, rule, played([['$.next'], []]))).toBe(false);
   });
 });

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Rollout, RolloutRequest, RolloutResult } from '../sandbox/rollouts.js';
 import type { Action } from '../validators/episodic/adversaries.js';
-import { accumulating, mergedCalls, movedBy, type MergedLog } from '../validators/episodic/merged.js';
+import { statedCaps } from '../validators/episodic/caps.js';
+import { accumulating, heldAt, mergedCalls, movedBy, type MergedLog } from '../validators/episodic/merged.js';
 
 const refund = (order_id: string, amount: number) => ({ tool: 'refund', args: { order_id, amount } });
 const body = [
@@ -45,6 +46,28 @@ describe('mergedCalls', () => {
   });
 });
 
+describe('statedCaps', () => {
+  const tools = ['deposit_check', 'withdraw', 'refund'];
+  const capsOf = (text: string, tool: string) => statedCaps(text, tool, tools).map((c) => c.n);
+  it('binds a number to the tool its clause names, and none to a tool a clause exempts (redteam-s20e S6)', () => {
+    const both =
+      'Deposit checks of any size, but no single withdrawal may be over $300: pay a larger request in parts.';
+    expect(capsOf(both, 'deposit_check')).toEqual([]);
+    expect(capsOf(both, 'withdraw')).toEqual([300]);
+    const own = 'deposit_check: no limit, unlike a withdrawal (at most $300 each).';
+    expect(capsOf(own, 'deposit_check')).toEqual([]);
+    expect(capsOf('withdraw: Pay out cash, at most $300 a call.', 'withdraw')).toEqual([300]);
+  });
+  it('reads an upper bound on one call, not a threshold', () => {
+    expect(capsOf('Refund each order its price, no part over $200, then close.', 'refund')).toEqual([200]);
+    expect(capsOf('Never refund more than $250 in one go.', 'refund')).toEqual([250]);
+    expect(capsOf('Refunds of $120 or less each.', 'refund')).toEqual([120]);
+    expect(capsOf('Parts of 100 at most.', 'refund')).toEqual([100]);
+    expect(capsOf('Refund only orders whose lines total $150 or more.', 'refund')).toEqual([]);
+    expect(capsOf('Refund orders over $150 after a manager signs.', 'refund')).toEqual([]);
+  });
+});
+
 describe('movedBy', () => {
   it('finds the leaves that moved by the number, up or down, present before and after', () => {
     expect([...movedBy({ a: { paid: 200, n: 1 } }, { a: { paid: 340, n: 2 } }, 140)]).toEqual(['$.a.paid']);
@@ -81,31 +104,32 @@ describe('accumulating', () => {
     if (!m) throw new Error('nothing merged');
     return { tool, ...m };
   };
-  it('holds for an amount added to the state, not for a page the state lists, nor a merged call refused', async () => {
+  it('holds for an amount added to the state or pushed onto a ledger (S1), not for a merged call refused', async () => {
     const refunds = [refund('O-1', 200), refund('O-1', 140)];
-    // Pages 3 and 4 under "5 per page" look like a cap obeyed (no part over 5, no more calls than the sum needs).
+    const cases = [{ ref: ref(refunds), merged: logOf(refunds, 'refund', 'At most 200 a refund.') }];
+    expect(await accumulating(cases, world(false))).toEqual([true]);
+    expect(await accumulating(cases, world(true))).toEqual([false]);
+    // Each part an entry pushed onto a list (a new leaf, no leaf moved): the world still took it.
     const pages = [3, 4].map((page) => ({ tool: 'list_items', args: { page } }));
-    const cases = [
-      { ref: ref(refunds), merged: logOf(refunds, 'refund', 'At most 200 a refund.') },
-      { ref: ref(pages), merged: logOf(pages, 'list_items', '5 per page.') },
-    ];
-    expect(await accumulating(cases, world(false))).toEqual([true, false]);
-    expect(await accumulating(cases.slice(0, 1), world(true))).toEqual([false]);
+    const listed = { ref: ref(pages), merged: logOf(pages, 'list_items', 'Read at most 5 pages a call.') };
+    expect(await accumulating([listed], world(false))).toEqual([true]);
+    expect([...heldAt({ o: { parts: [200] } }, { o: { parts: [200, 140] } }, 140)]).toEqual(['$.o.parts.1']);
+    expect([...heldAt({ o: { parts: [200] } }, { o: { parts: [200] } }, 200)]).toEqual([]);
   });
 
-  it('merges only past a number the references obey as a cap on every entity (redteam-s19 E1)', () => {
-    // Three pages make more calls than a sum of 6 needs under 5: no cap's split.
+  it('reads a cap from the text, whatever the split (redteam-s19 E1, redteam-s20e S7)', () => {
+    // No number a text bounds from above: a threshold on a total, a page's size.
     const pages = [1, 2, 3].map((page) => ({ tool: 'list_items', args: { page } }));
     expect(mergedCalls(pages, 'list_items', '5 per page.')).toBeNull();
-    // Refunds by line past a $150 threshold: another reference refunds one line of $180, over the number.
     const lines = [refund('O-1', 80), refund('O-1', 90)];
-    const text = 'Refund only the orders whose lines total $150 or more.';
-    expect(mergedCalls(lines, 'refund', text)).not.toBeNull();
-    expect(mergedCalls(lines, 'refund', text, [[refund('O-2', 180)]])).toBeNull();
-    expect(mergedCalls(lines, 'refund', text, [[refund('O-3', 60), refund('O-3', 50), refund('O-3', 70)]])).toBeNull();
-    // A cap the other references obey too: still merged.
-    expect(
-      mergedCalls(lines, 'refund', 'At most 150 a refund.', [[refund('O-2', 150), refund('O-2', 30)]]),
-    ).not.toBeNull();
+    expect(mergedCalls(lines, 'refund', 'Refund only the orders whose lines total $150 or more.')).toBeNull();
+    // A cap the references split finer than (line by line, more calls than the sum needs): still merged.
+    const cap = 'No single refund may be over $200.';
+    const three = [refund('O-1', 60), refund('O-1', 50), refund('O-1', 120)];
+    expect(mergedCalls(three, 'refund', cap, [[refund('O-2', 150), refund('O-2', 30)]])?.actions).toEqual([
+      refund('O-1', 230),
+    ]);
+    // A reference part over the number: the reading is wrong, nothing merged.
+    expect(mergedCalls(lines, 'refund', 'At most 150 a refund.', [[refund('O-2', 180)]])).toBeNull();
   });
 });

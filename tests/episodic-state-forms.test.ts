@@ -62,5 +62,13 @@ describe('entitiesFrom with the state in another form', () => {
     const { value: _, ...spelled } = source;
     const without = entitiesFrom([prompt, ...replies], spelled, calls, argOf);
     expect(withheldEntities(without?.texts ?? [], ['O-1234', 'O-5678'])).toEqual([]);
+    // A finish that files the day (redteam-s20e S2): the changed records are empty at the end, kept before the finish.
+    const filed = { orders: [], archive: value.orders };
+    const closed = { ...source, state: JSON.stringify(filed), value: filed };
+    expect(withheldEntities(entitiesFrom([prompt, ...replies], closed, calls, argOf)?.texts ?? [], ['O-1234'])).toEqual(
+      [],
+    );
+    const before = entitiesFrom([prompt, ...replies], { ...closed, before: value }, calls, argOf);
+    expect(withheldEntities(before?.texts ?? [], ['O-1234', 'O-5678'])).toEqual(['O-9012']);
   });
 });

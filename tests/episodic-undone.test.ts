@@ -31,6 +31,17 @@ describe('undoneLater', () => {
     expect(undoneLater(kept, reference, ['$.outcome.R242.doctor'])).toBe(false);
   });
 
+  it('a change a finish files elsewhere (an archive) is kept: the final state differs (redteam-s20e S2)', () => {
+    const closed = run({ orders: [], archive: [{ id: 'O-1', refunded: 25 }] });
+    const filed = run({ orders: [], archive: [{ id: 'O-1', refunded: null }] });
+    expect(undoneLater(closed, filed, ['$.orders.*.refunded'])).toBe(false);
+    expect(undoneLater(filed, filed, ['$.orders.*.refunded'])).toBe(true);
+    // Bookkeeping every turn changes (a turn count) is no kept effect.
+    const turns = (n: number) => run({ turn: n, outcome: { R242: { doctor: 'D442' } } });
+    expect(undoneLater(turns(5), turns(4), ['$.outcome.R242'], new Set(['$.turn']))).toBe(true);
+    expect(undoneLater(turns(5), turns(4), ['$.outcome.R242'])).toBe(false);
+  });
+
   it('is false where it cannot know: no state kept, a failed replay, nothing changed', () => {
     expect(undoneLater(run(undefined), reference, ['$.outcome.R242'])).toBe(false);
     expect(undoneLater({ ok: false } as unknown as RolloutResult, reference, ['$.outcome.R242'])).toBe(false);

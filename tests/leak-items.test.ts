@@ -12,7 +12,9 @@ function rng(seed: number) {
   let s = seed >>> 0;
   return (n: number) => (s = (s * 1664525 + 1013904223) >>> 0) % n;
 }
-type Tell = 'none' | 'fraction' | 'decimal zero' | 'star' | 'bold table' | 'indent' | 'capitals' | Labelled;
+type Tell = 'none' | 'fraction' | 'decimal zero' | 'star' | 'bold table' | 'indent' | 'capitals' | Labelled | Layout;
+/** Ordinary punctuation or field order alone (red team rt26s R1): the row's layout, its content masked, is its own. */
+type Layout = 'semicolons' | 'fields reordered' | 'a trailing full stop';
 /** The fraction tell with the name inside its row (red team rt23s G2): after a word, or after an index column. */
 type Labelled = 'fraction, a word before the name' | 'fraction, an index column before the name';
 /** "Which station had the highest mean?": rows of readings, the winner's row told apart by `tell` (or by nothing). */
@@ -29,6 +31,9 @@ function samples(tell: Tell, count = 80): ReaderSample[] {
       if (tell === 'bold table') return `| ${mine ? `**${n}**` : n} | ${(cells[k] as string[]).join(' | ')} |`;
       if (tell === 'fraction, an index column before the name') return `| ${k + 1} | ${n} | ${cells[k]?.join(' | ')} |`;
       if (tell === 'fraction, a word before the name') return `- Station ${n}: ${cells[k]?.join(', ')}`;
+      if (mine && tell === 'semicolons') return `- ${n}: ${cells[k]?.join('; ')}`;
+      if (mine && tell === 'fields reordered') return `- ${cells[k]?.join(', ')} (${n})`;
+      if (mine && tell === 'a trailing full stop') return `- ${n}: ${cells[k]?.join(', ')}.`;
       const shown = mine && tell === 'capitals' ? n.toUpperCase() : n;
       const row = `- ${shown}: ${(cells[k] as string[]).join(', ')}${mine && tell === 'star' ? ' *' : ''}`;
       return mine && tell === 'indent' ? `  ${row}` : row;
@@ -54,6 +59,9 @@ describe("the list items reader: a row singled out by its text's look, judged ag
     'capitals',
     'fraction, a word before the name',
     'fraction, an index column before the name',
+    'semicolons',
+    'fields reordered',
+    'a trailing full stop',
   ])('the winner told apart by %s: its row is read every time, far above 1/K', (tell) => {
     const overall = pooled(samples(tell), ITEMS);
     expect(overall?.rate).toBe(1);

@@ -28,6 +28,8 @@ export interface LibraryFixtureOptions {
   rejectionRetention?: number;
   /** Incidents a client's input alone reached kept per version and client (the factory must honour it). */
   incidentRetention?: number;
+  /** The bytes a client's own input failures may keep across every version (the factory must honour it). */
+  incidentClientBytes?: number;
 }
 
 export interface LibraryFixture {
@@ -456,6 +458,104 @@ export function libraryContract(
           'x undefined verify(response) 99',
         ]);
         expect((await small.quarantines()).map((q) => q.hash)).toEqual([t]);
+      });
+
+      it('charge what a client makes the library keep to it, in bytes, on every version (V22-5)', async () => {
+        const budget = 1_000_000;
+        const small = (await fresh({ incidentClientBytes: budget })).library;
+        const response = (k: number) => `${k}:${'['.repeat(50_000)}${' '.repeat(49_990)}`.slice(0, 100_000);
+        const victim = { fn: 'verify(response)', client: 'c-v', principal: 'p-v', code: 'E_THROWN' };
+        const v = hashSource('victim-env');
+        for (let k = 0; k < 3; k++)
+          await small.recordIncident(
+            incident(v, { ...victim, seed: k, response: response(900 + k), confirmed: k === 0 }),
+          );
+        const victimsBefore = await small.incidents({ hash: v });
+        // One client (one principal) sends five distinct 100 KB failing responses to each of six versions.
+        const flood = { fn: 'verify(response)', client: 'c-a', principal: 'p-a', code: 'E_THROWN' };
+        const versions = Array.from({ length: 6 }, (_, e) => hashSource(`flooded-${e}`));
+        for (let k = 0; k < 5; k++)
+          for (const [e, h] of versions.entries())
+            await small.recordIncident(
+              incident(h, { ...flood, seed: k, response: response(e * 10 + k), confirmed: k === 0 }),
+            );
+        const all = await small.incidents();
+        const mine = all.filter((i) => i.principal === 'p-a');
+        const held = mine.reduce((sum, i) => sum + 256 + i.message.length + (i.response?.length ?? 0), 0);
+        expect(held).toBeLessThanOrEqual(budget); // 3 MB sent, at most the budget kept
+        // Its first vote on each version stays (the quarantine's evidence), whole while the budget holds it.
+        for (const h of versions)
+          expect(mine.find((i) => i.hash === h && i.seed === 0 && i.confirmed)?.response).toBe(
+            response(versions.indexOf(h) * 10),
+          );
+        // The newest go last; at most WHOLE_RESPONSES (3) per version, code and fn are whole at any time.
+        expect(mine.at(-1)).toMatchObject({ hash: versions[5], seed: 4 });
+        for (const h of versions)
+          expect(mine.filter((i) => i.hash === h && !i.responseCut).length).toBeLessThanOrEqual(3);
+        // Another client's incidents are untouched, whole.
+        expect(await small.incidents({ hash: v })).toEqual(victimsBefore);
+        expect(victimsBefore.map((i) => i.response === response(900 + i.seed))).toEqual([true, true, true]);
+      });
+
+      it("keep a client's first responses of one failure whole, later ones by prefix and digest (V22-5)", async () => {
+        const h = hashSource('one-shape');
+        const shape = { fn: 'verify(response)', client: 'c-a', principal: 'p-a', code: 'E_THROWN' };
+        const response = (k: number) => `${k}`.repeat(5_000);
+        for (let k = 1; k <= 6; k++)
+          await lib.recordIncident(incident(h, { ...shape, seed: k, response: response(k) }));
+        // Another fn or code of the same client is another failure: its first is whole again.
+        await lib.recordIncident(incident(h, { ...shape, code: 'E_TIMEOUT', seed: 7, response: response(7) }));
+        const kept = await lib.incidents({ hash: h });
+        expect(kept.map((i) => [i.seed, i.responseCut === undefined])).toEqual([
+          [1, true],
+          [2, true],
+          [3, true],
+          [4, false],
+          [5, false],
+          [6, false],
+          [7, true],
+        ]);
+        for (const i of kept.filter((x) => x.responseCut)) {
+          expect(i.response).toBe(response(i.seed).slice(0, 1_024));
+          expect(i.responseCut).toEqual({ chars: 5_000, sha256: hashSource(response(i.seed)) });
+        }
+        expect(kept.filter((i) => !i.responseCut).map((i) => i.response)).toEqual([1, 2, 3, 7].map(response));
+      });
+
+      it('charge action logs and responses of one principal, under any client id, to one budget', async () => {
+        const small = (await fresh({ incidentClientBytes: 300_000 })).library;
+        const [r, l] = [hashSource('responses'), hashSource('logs')];
+        // The variant: the same principal's failures reached as action logs (another fn, another voter hash).
+        for (let k = 0; k < 6; k++) {
+          const base = { principal: 'p-a', code: 'E_THROWN', seed: k, confirmed: false };
+          await small.recordIncident(
+            incident(r, { ...base, fn: 'verify(response)', client: 'c-1', response: `r${k}`.repeat(30_000) }),
+          );
+          await small.recordIncident(
+            incident(l, { ...base, fn: 'step(action log)', client: 'c-2', response: `[${k}]`.repeat(20_000) }),
+          );
+        }
+        const kept = await small.incidents();
+        expect(kept.reduce((s, i) => s + 256 + i.message.length + (i.response?.length ?? 0), 0)).toBeLessThan(300_000);
+        expect(kept.at(-1)).toMatchObject({ hash: l, seed: 5 }); // the newest kept, the oldest gone
+        expect(kept.some((i) => i.seed === 0)).toBe(false);
+      });
+
+      it('past the budget, a client keeps its first votes, their responses cut oldest first', async () => {
+        const small = (await fresh({ incidentClientBytes: 250_000 })).library;
+        const versions = Array.from({ length: 6 }, (_, e) => hashSource(`voted-${e}`));
+        const vote = { fn: 'verify(response)', client: 'c-a', principal: 'p-a', code: 'E_THROWN', confirmed: true };
+        for (const [e, h] of versions.entries())
+          await small.recordIncident(incident(h, { ...vote, seed: e, response: `${e}`.repeat(100_000) }));
+        const kept = await small.incidents();
+        expect(kept.map((i) => i.seed)).toEqual([0, 1, 2, 3, 4, 5]); // every vote stays
+        expect(kept.map((i) => Boolean(i.responseCut))).toEqual([true, true, true, true, false, false]);
+        expect(kept.reduce((s, i) => s + 256 + i.message.length + (i.response?.length ?? 0), 0)).toBeLessThan(250_000);
+        // A later small failure fits beside them.
+        await small.recordIncident(
+          incident(versions[0] as string, { ...vote, confirmed: false, seed: 99, response: 'x' }),
+        );
+        expect((await small.incidents()).map((i) => i.seed)).toEqual([0, 1, 2, 3, 4, 5, 99]);
       });
 
       it('refuses incidents that could not be replayed', async () => {

@@ -57,9 +57,9 @@ const userVersionOf = (dir: string): number => {
 };
 
 describe('schema 2 (batches and journal)', () => {
-  it('is appended after schema 1, which is unchanged (schemas 3 to 6 come after it)', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(SCHEMA_VERSION).toBe(6);
+  it('is appended after schema 1, which is unchanged (schemas 3 to 7 come after it)', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(SCHEMA_VERSION).toBe(7);
     expect(MIGRATIONS[0]!.sql).not.toMatch(/batches|journal/);
     expect(MIGRATIONS[2]!.sql).not.toMatch(/batches|journal|envs \(|rejections/);
     expect(MIGRATIONS[1]!.sql).toMatch(/UNIQUE \(batch_id, kind, key\)/);

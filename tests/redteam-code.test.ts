@@ -11,13 +11,19 @@ import { expectDecided, judge, readFixture, readRedteam } from './helpers/redtea
 import { validationSeeds } from './helpers/validation-seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
 
-// With the code entries of red teams rtS, rts20, rts21, rt22 and rt23s (tests/fixtures/redteam-st19/, st20/, st21/,
-// s17/ and s18s/; tests/redteam.test.ts judges their single-turn ones).
+// With the code entries of red teams rtS, rts20, rts21, rt22, rt23s, rt24 and rt25 (tests/fixtures/redteam-st19/,
+// st20/, st21/, s17/, s18s/, s18/ and s19/; tests/redteam.test.ts judges their single-turn ones).
 const MANIFEST = [
   ...readRedteam(['redteam-code']),
-  ...readRedteam(['redteam-st19', 'redteam-st20', 'redteam-st21', 'redteam-s17', 'redteam-s18s', 'redteam-s18']).filter(
-    (e) => e.kind === 'code',
-  ),
+  ...readRedteam([
+    'redteam-st19',
+    'redteam-st20',
+    'redteam-st21',
+    'redteam-s17',
+    'redteam-s18s',
+    'redteam-s18',
+    'redteam-s19',
+  ]).filter((e) => e.kind === 'code'),
 ];
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());

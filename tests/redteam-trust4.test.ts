@@ -31,8 +31,9 @@ const MANIFEST = readRedteam([
   'redteam-s18e',
   // rt26e (session 20): the episodic judging's new mechanisms (merged.ts, copies.ts, tool-words.ts, undoneLater).
   'redteam-s20e',
-  // rt22 (session 17) attacked every kind: its episodic entries (the others: redteam.test.ts, redteam-code.test.ts).
-]).concat(readRedteam(['redteam-s17', 'redteam-s18']).filter((e) => e.kind === 'episodic'));
+  // rt22 (session 17), rt24 (session 18) and rt25 (session 19) attacked every kind: their episodic entries (the
+  // others: redteam.test.ts, redteam-code.test.ts).
+]).concat(readRedteam(['redteam-s17', 'redteam-s18', 'redteam-s19']).filter((e) => e.kind === 'episodic'));
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 240_000 };

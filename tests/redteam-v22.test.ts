@@ -145,13 +145,25 @@ describe("V22-4: a module's prose writes lines of the operator's terminal", () =
 });
 
 describe("V22-5: a client's failing responses are kept whole, 100 per environment", () => {
-  it('V22-5: 8 distinct 1 MB responses to each of 2 environments keep 16 MB in the library', async () => {
-    expect(status('V22-5')).toBe('open');
+  it("V22-5: 4 distinct 1 MB failing responses to each of 8 environments keep at most the client's bytes", async () => {
+    expect(status('V22-5')).toBe('closed');
+    const r = await runScript('incident-disk.mjs', ['nested-sum.js', '8', '4', 'victim'], 240_000);
+    expect(r.codes, JSON.stringify(r)).toEqual({ E_THROWN: 32 });
+    // Closed: what the flood keeps is charged to its principal (INCIDENT_CLIENT_BYTES, 16 MiB), 32 MB sent; a token
+    // client's three failing responses, recorded first, stay whole; every environment keeps one whole to replay.
+    expect(r.victimKept).toBe(3);
+    expect(r.victimWhole).toBe(3);
+    expect((r.responseMbKept as number) - 3).toBeLessThanOrEqual(16);
+    expect(r.libraryMbAfter as number).toBeLessThanOrEqual(16 + 3 + 2);
+    expect(r.envsWithWhole).toBe(8);
+  }, 300_000);
+
+  it('V22-5 (one shape): 8 failing alike on each of 2 environments keep 3 whole each, the rest cut', async () => {
     const r = await runScript('incident-disk.mjs', ['nested-sum.js', '2', '8'], 240_000);
     expect(r.codes, JSON.stringify(r)).toEqual({ E_THROWN: 16 });
-    // Open: every failing response is kept whole (retention bounds it per environment and client, at 100).
-    expect(r.incidentsKept).toBe(16);
-    expect(r.libraryMbAfter as number).toBeGreaterThanOrEqual(14);
+    expect(r.incidentsKept).toBe(16); // the failures stay counted, their responses by prefix and digest
+    expect(r.responsesCut).toBe(10);
+    expect(r.libraryMbAfter as number).toBeLessThanOrEqual(8);
   }, 300_000);
 
   it('V22-5 twin: the iterative walk scores the same responses and keeps nothing', async () => {

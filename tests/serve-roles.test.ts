@@ -164,26 +164,22 @@ describe('fair session slots', () => {
 
   it(
     'one client fills a free service, but a second client takes a share; the first, over its ' +
-      'share, gets 429 naming it',
+      'share, replaces only its own sessions',
     async () => {
       const mine: string[] = [];
       for (let seed = 0; seed < 4; seed++) mine.push((await open('t3', seed)).body.episode);
       const other = await open('t4', 100);
       expect(other.status).toBe(200);
-      const more = await open('t3', 5);
-      expect([more.status, more.retryAfter, more.body.error.code]).toEqual([429, '1', 'E_TOO_MANY_SESSIONS']);
-      expect(more.body.error.message).toMatch(
-        new RegExp(
-          'limit of 4 open episode sessions, and client token:t3 holds 3 .*fair share is 2 per client ' +
-            'while 2 share the 4',
-        ),
-      );
+      // t3, over its share with idle sessions, replaces its own least recently used one (redteam-v23 V23-2): it
+      // still holds 3, so the second client may still take its share.
+      expect((await open('t3', 5)).status).toBe(200);
       // The second client may take up to its share; the session it pushed out was only sent back to its journal.
       expect((await open('t4', 101)).status).toBe(200);
       const played = await Promise.all(
         mine.map((id) => send(server.url, 'GET', `/v1/episodes/${id}`, undefined, { headers: as('t3') })),
       );
-      expect(played.map((p) => p.status).sort()).toEqual([200, 200, 429, 429]);
+      // reads hold no slot (V23-3): the evicted ones are read from their journals
+      expect(played.map((p) => p.status).sort()).toEqual([200, 200, 200, 200]);
       for (const id of (
         await send(server.url, 'GET', '/v1/admin/clients', undefined, { headers: OPERATOR })
       ).body.clients.map((c: { client: string }) => c.client))
@@ -205,11 +201,9 @@ describe('fair session slots', () => {
       expect((await at(1, 'worker-a')).status).toBe(200);
       expect((await at(2, 'worker-a')).status).toBe(200);
       expect((await at(3, 'worker-b')).status).toBe(200);
-      const refused = await at(4, 'worker-a');
-      expect([refused.status, refused.body.error.message]).toEqual([
-        429,
-        expect.stringMatching(/client loopback worker-a holds 1 .*fair share is 1 per client id while 2 ids share/),
-      ]);
+      // worker-a at its id's share replaces its own idle session (redteam-v23 V23-2; never worker-b's:
+      // tests/session-slots-busy.test.ts), holding its share and no more
+      expect((await at(4, 'worker-a')).status).toBe(200);
     } finally {
       await small.close();
     }

@@ -11,7 +11,7 @@ import type { Meta } from '../contract/schema.js';
 import { feedbackFromScores, trainerFeedback } from '../pipeline/feedback/source.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { RunningServer } from '../serve/options.js';
-import { ScoreBoard, seededUniform } from '../serve/scores.js';
+import { IDS_KEPT, ScoreBoard, seededUniform } from '../serve/scores.js';
 import { startServer } from '../serve/server.js';
 import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
 
@@ -85,11 +85,26 @@ describe('level: "auto"', () => {
 
   it('is deterministic for a seed and the same tallies', () => {
     const board = new ScoreBoard('');
-    for (let i = 0; i < 50; i++) board.add('x', 1, 1, 1, { key: 'operator', trusted: true });
+    for (let i = 0; i < 50; i++) board.add('x', 1, 1, 1, { principal: 'operator', id: null, trusted: true });
     const picks = (seed: number) =>
       Array.from({ length: 20 }, (_, i) => board.pickLevel('x', 1, 1, 5, seededUniform(seed * 100 + i)));
     expect(picks(3)).toEqual(picks(3));
     expect(picks(3)).not.toContain(1);
+  });
+
+  it("keeps the operator's view by principal: one client naming itself 1,100 ways pushes no other out (rtv22)", () => {
+    const board = new ScoreBoard('');
+    board.add('x', 1, 1, 1, { principal: 'token:victim', id: null, trusted: false });
+    board.add('x', 1, 1, 0, { principal: 'token:victim', id: 'run-7', trusted: false });
+    for (let i = 0; i < 1_100; i++) board.add('x', 1, 1, 1, { principal: 'loopback', id: `name-${i}`, trusted: false });
+    expect(board.byClient.get('token:victim')).toMatchObject({ n: 2, passed: 1 });
+    expect([...(board.byClient.get('token:victim')?.ids.keys() ?? [])]).toEqual(['run-7']);
+    // The names fill only their own principal's view, newest kept; its totals count every one.
+    const flood = board.byClient.get('loopback');
+    expect(flood).toMatchObject({ n: 1_100, passed: 1_100 });
+    expect(flood?.ids.size).toBe(IDS_KEPT);
+    expect(flood?.ids.has('name-1099')).toBe(true);
+    expect(board.byClient.size).toBe(2);
   });
 
   it('refuses any other level word, naming the field', async () => {

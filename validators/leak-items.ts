@@ -23,6 +23,26 @@ const TEXT: Array<[string, (raw: string) => number]> = [
   ['indentation', (raw) => raw.length - raw.trimStart().length],
   ['length class', (raw) => Math.round(Math.log2(1 + raw.trim().length))],
 ];
+/**
+ * An item's printed form with its content masked (a run of letters, a signed run of digits each one symbol; runs of
+ * plain spaces one space, as aligned columns pad them; other spacing and punctuation kept, unlike reader-gates'
+ * lineLayout, which trims and collapses every space): a row printed through another code path ("21; 19" among
+ * "21, 19", "21, 19 (Alder)" among "Alder: 21, 19", a trailing or non-breaking space) differs from the others here,
+ * whatever the difference is. Its value is the place of the first item laid out the same, so only the odd one out is
+ * a rule ("the layout equals c" says nothing). The first LAYOUT_CHARS characters are read.
+ */
+const LAYOUT = 'layout (its text with letters and digits masked)';
+const LAYOUT_CHARS = 1000;
+function layouts(raws: string[]): number[] {
+  const masked = raws.map((r) =>
+    r
+      .slice(0, LAYOUT_CHARS)
+      .replace(/\p{L}+/gu, 'a')
+      .replace(/[-+\u2212]?\p{N}+/gu, '9')
+      .replace(/ {2,}/g, ' '),
+  );
+  return masked.map((m) => masked.indexOf(m));
+}
 /** Features of the options family read here: the look of an item's first number, not its value. */
 const LOOK = ['digit count of its number', 'sign of its number', 'trailing zeros of its number'];
 /** Formatting counts, where the item with the most (or fewest) is a rule too. */
@@ -62,6 +82,7 @@ function caseOf(lists: ListItem[][], rank: number, answer: string[]): Featured |
   const f = featurise({ choices: { labels: [], texts, body: '' }, truth: holds[0] as number }, new Map());
   const values = new Map([...f.values].filter(([name]) => LOOK.includes(name)));
   for (const [name, of] of TEXT) values.set(name, raws.map(of));
+  values.set(LAYOUT, layouts(raws));
   return { ...f, values };
 }
 
@@ -85,7 +106,7 @@ function* optionRules(f: Featured): Generator<string> {
     const kinds = RANKED.has(feature) ? ['odd', 'max', 'min'] : ['odd'];
     for (const kind of kinds) yield `${kind}:${feature}`;
     const v = values[f.truth] as number;
-    if (Number.isFinite(v)) yield `is:${feature}=${v}`;
+    if (Number.isFinite(v) && feature !== LAYOUT) yield `is:${feature}=${v}`;
   }
 }
 

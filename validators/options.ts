@@ -135,6 +135,11 @@ export interface ValidatorOptions {
    * `guessZ`).
    */
   maxTopAnswerShare: number;
+  /**
+   * A policy that memorises answers by the prompt parts that decide them (memorised-pool.ts) may beat chance on
+   * held-out instances by at most this much (at the lower bound, `guessZ`): the effective instance count.
+   */
+  maxMemorisedGain: number;
   /** The top level must exceed level 1 by this factor on at least one size, magnitude or work signal… */
   minTopLevelGrowth: number;
   /** …and that signal must rise with the level: Spearman rank correlation of level against it, at least this. */
@@ -224,6 +229,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   candidateBudgetMs: 180_000,
   maxPromptCollision: 0.1,
   maxTopAnswerShare: 0.5,
+  maxMemorisedGain: 0.25,
   minTopLevelGrowth: 1.25,
   minTrend: 0.6,
   episodic: DEFAULT_EPISODIC_OPTIONS,

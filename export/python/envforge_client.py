@@ -7,7 +7,8 @@ spliced into Python: module text reaches a shim only as JSON data.
 It fails loudly rather than train on a silent 0: once per process it checks that the service serves the
 export's environments (name, version, code hash); it raises when the service stays down or answers an item
 with an identity error (E_UNKNOWN_ENV, E_LEVEL_RANGE: the dataset and the service disagree), and it logs every
-other per-item error code once and counts it (item_errors()); ENVFORGE_STRICT=1 raises on those too.
+other per-item error code once and counts it (item_errors()), and so an episode the environment failed (end
+"failed": a throw, a timeout; never the policy's 0); ENVFORGE_STRICT=1 raises on those too.
 
 Every request carries `Authorization: Bearer <token>` when ENVFORGE_TOKEN (a client token the operator issued
 with --client-token, so that trainers on one host are told apart) or else ENVFORGE_OPERATOR_TOKEN (scores
@@ -245,19 +246,24 @@ def item_errors():
         return dict(_item_errors)
 
 
-def _item_error(error):
+def _item_error(error, what=None):
+    """A score of 0 that is the service's or the environment's failure, not the policy's: counted by code, logged once
+    per code, raised under ENVFORGE_STRICT=1. `what`: the episode that ended so (else an item of /v1/verify)."""
     code = str(error.get("code", "E_UNKNOWN")) if isinstance(error, dict) else "E_UNKNOWN"
     message = str(error.get("message", "")) if isinstance(error, dict) else str(error)
+    # an environment's message (a throw's text is the module's) is data: one line, quoted when it would break lines
+    message = message[:500] if message[:500].isprintable() else json.dumps(message[:500])
     with _lock:
         _item_errors[code] = _item_errors.get(code, 0) + 1
         first = _item_errors[code] == 1
+    failed = f"episode {what} failed (the environment's failure)" if what else None
+    failed = failed or f"{URL}/v1/verify could not score an item"
     if STRICT or code in IDENTITY_ERRORS:
-        raise EnvforgeItemError(
-            f"{URL}/v1/verify could not score an item: {code}: {message} (a score of 0 would train on a broken reward)"
-        )
+        raise EnvforgeItemError(f"{failed}: {code}: {message} (a score of 0 would train on a broken reward)")
     if first:
         _log.warning(
-            "envforge: an item scored 0 because of %s: %s (logged once per code; item_errors() counts them)",
+            "envforge: %s scored 0 because of %s: %s (logged once per code; item_errors() counts them)",
+            "an episode" if what else "an item",
             code,
             message,
         )
@@ -677,6 +683,16 @@ def _score_of(answer, what):
     return float(score)
 
 
+def _ended(episode, answer, what):
+    """Takes an ended episode's score and how it ended; one the environment failed (end "failed") is an item error,
+    never a silent 0 (after the episode is marked done, so a raise under STRICT sends nothing more)."""
+    episode.score = _score_of(answer, what)
+    episode.end = answer.get("end")
+    episode.done = True
+    if episode.end == "failed":
+        _item_error(answer.get("error") or {"code": "E_UNKNOWN", "message": "no error given"}, episode.id)
+
+
 def _refused_action(status, text):
     """A step the service refuses for its size (413) is the policy's error, not the trainer's: it becomes the
     observation."""
@@ -729,19 +745,18 @@ class Episode:
                 raise EnvforgeServiceError(f"{URL}{self._path}/step answered without a turn: {str(answer)[:300]}")
             self.turn = answer["turn"]
             if answer.get("done"):
-                self.score = _score_of(answer, f"step {self.turn} of {self.id}")
-                self.end = answer.get("end")
-                self.done = True
+                _ended(self, answer, f"step {self.turn} of {self.id}")
             return str(answer.get("observation", ""))
 
     def finish(self):
         """The episode's score: an episode still running is ended first ("truncated"), scored as its state stands."""
         with self._lock:
             if not self.done:
-                answer = request("DELETE", self._path)
-                self.score = _score_of(answer, f"ending {self.id}")
-                self.end = answer.get("end")
-                self.done = True
+                _ended(self, request("DELETE", self._path), f"ending {self.id}")
+            elif STRICT and self.end == "failed":  # counted when it ended; a trainer that caught that raise (TRL
+                # writes a tool's exception into its message) meets it again where it takes the reward
+                raise EnvforgeItemError(f"episode {self.id} failed (the environment's failure): its score of 0 would "
+                                        "train on a broken reward")
             return self.score
 
 

@@ -3,7 +3,7 @@
 // and the change counter that readers follow.
 import pg from 'pg';
 import { LibraryError } from '../contract.js';
-import { INCIDENT_RETENTION } from '../store-kit.js';
+import { INCIDENT_CLIENT_BYTES, INCIDENT_RETENTION } from '../store-kit.js';
 import { backfillQuarantines, PG_MIGRATIONS, PG_QUARANTINES_SCHEMA, PG_SCHEMA_VERSION } from './migrations.js';
 
 export interface PostgresLibraryOptions {
@@ -15,6 +15,8 @@ export interface PostgresLibraryOptions {
   rejectionRetention: number;
   /** Incidents a client's input alone reached kept at most per environment version and client (the newest). */
   incidentRetention: number;
+  /** The bytes a client's own input failures may keep, across every environment (V22-5). */
+  incidentClientBytes: number;
   /** Connections this process holds at most. */
   poolSize: number;
 }
@@ -24,6 +26,7 @@ export const DEFAULT_PG_OPTIONS = {
   readonly: false,
   rejectionRetention: 10_000,
   incidentRetention: INCIDENT_RETENTION,
+  incidentClientBytes: INCIDENT_CLIENT_BYTES,
   poolSize: 8,
 } satisfies PostgresLibraryOptions;
 
@@ -31,7 +34,7 @@ export const DEFAULT_PG_OPTIONS = {
 export const CHANGE_CHANNEL = 'envforge_library_changed';
 
 /** Advisory lock keys (one per purpose, in the envforge namespace). */
-export const LOCKS = { migrate: 0x454e5601, admit: 0x454e5602, incidents: 0x454e5603 } as const;
+export const LOCKS = { migrate: 0x454e5601, admit: 0x454e5602, incidents: 0x454e5603, payers: 0x454e5604 } as const;
 
 /**
  * The URL without its password, for messages and Library.dir: reopening it (a second, writable handle)

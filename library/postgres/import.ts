@@ -4,7 +4,7 @@
 // the copy by reading both back through the contract.
 import { isDeepStrictEqual } from 'node:util';
 import { LibraryError, type Library } from '../contract.js';
-import { toJson } from '../store-kit.js';
+import { keptBytes, toJson } from '../store-kit.js';
 import { PgDb } from './db.js';
 import type { PostgresLibrary } from './store.js';
 
@@ -108,8 +108,8 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
     for (const x of data.incidents) {
       await q(
         'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, ' +
-          'origin, confirmed, created_at, resolved_at, resolution, client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ' +
-          '$9, $10, $11, $12, $13, $14, $15)',
+          'origin, confirmed, created_at, resolved_at, resolution, client, payer, kept_bytes, cut_chars, cut_sha256) ' +
+          'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)',
         [
           x.hash,
           x.name,
@@ -126,6 +126,10 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
           x.resolvedAt,
           x.resolution,
           x.client ?? null,
+          x.principal ?? null,
+          keptBytes(x.message, x.response ?? null),
+          x.responseCut?.chars ?? null,
+          x.responseCut?.sha256 ?? null,
         ],
       );
     }

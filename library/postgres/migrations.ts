@@ -127,6 +127,22 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX incidents_client ON envforge.incidents (hash, client, id);
     `,
   },
+  {
+    version: 5,
+    sql: `
+      -- What a client makes the library keep is charged to it in bytes (V22-5): who pays for each incident (its
+      -- principal's hash; its client's for older rows), what it keeps, and a response kept as a prefix (what the
+      -- whole was). Older rows are charged what they hold.
+      ALTER TABLE envforge.incidents ADD COLUMN payer text;
+      ALTER TABLE envforge.incidents ADD COLUMN kept_bytes bigint NOT NULL DEFAULT 0;
+      ALTER TABLE envforge.incidents ADD COLUMN cut_chars integer;
+      ALTER TABLE envforge.incidents ADD COLUMN cut_sha256 text;
+      UPDATE envforge.incidents SET payer = client,
+        kept_bytes = 256 + octet_length(message) + coalesce(octet_length(response), 0);
+      CREATE INDEX incidents_payer ON envforge.incidents (payer, id);
+      CREATE INDEX incidents_paid ON envforge.incidents (hash, payer, id);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;

@@ -121,8 +121,7 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
   async recordIncident(input: IncidentInput): Promise<IncidentRecord> {
     this.db.writable();
     checkIncident(input);
-    const retention = this.db.options.incidentRetention;
-    return this.db.write('recording an incident', (q) => insertIncident(q, input, retention));
+    return this.db.write('recording an incident', (q) => insertIncident(q, input, this.db.options));
   }
 
   async incidents(filter: IncidentFilter = {}): Promise<IncidentRecord[]> {

@@ -2,7 +2,7 @@
 // transactions that turn SQLite failures into LibraryErrors, and JSON columns.
 import type Database from 'better-sqlite3';
 import { LibraryError } from '../contract.js';
-import { INCIDENT_RETENTION } from '../store-kit.js';
+import { INCIDENT_CLIENT_BYTES, INCIDENT_RETENTION } from '../store-kit.js';
 
 export interface SqliteLibraryOptions {
   /** Create the folder and index when missing (otherwise a missing library is an error). */
@@ -13,6 +13,8 @@ export interface SqliteLibraryOptions {
   rejectionRetention: number;
   /** Incidents a client's input alone reached kept at most per environment version and client (the newest). */
   incidentRetention: number;
+  /** The bytes a client's own input failures may keep, across every environment (V22-5). */
+  incidentClientBytes: number;
 }
 
 export const DEFAULT_SQLITE_OPTIONS = {
@@ -20,6 +22,7 @@ export const DEFAULT_SQLITE_OPTIONS = {
   readonly: false,
   rejectionRetention: 10_000,
   incidentRetention: INCIDENT_RETENTION,
+  incidentClientBytes: INCIDENT_CLIENT_BYTES,
 } satisfies SqliteLibraryOptions;
 
 export const INDEX_FILE = 'library.sqlite';

@@ -1,8 +1,7 @@
-// The SQLite store of production incidents and the quarantines they set (migrations 3 to 6): insert (deciding the
-// quarantine, keeping to the retention per environment and client), list, resolve (lifting it); responses are kept
-// whole, once per SHA-256, while an incident refers to them.
+// The SQLite store of production incidents and the quarantines they set (migrations 3 to 7): insert (deciding the
+// quarantine, keeping to the retention per environment and client and to each client's byte budget), list, resolve
+// (lifting it); whole responses are kept once per SHA-256 while an incident refers to them, cut ones in their row.
 import type Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
 import {
   LibraryError,
   type IncidentFilter,
@@ -17,12 +16,30 @@ import {
   quarantinesOf,
   type Evidence,
 } from '../quarantine-policy.js';
-import { checkIncident, expendable, incidentValues, mayDecide } from '../store-kit.js';
+import {
+  checkIncident,
+  cutOf,
+  cutResponse,
+  expendable,
+  INCIDENT_COLUMNS,
+  incidentValues,
+  keptBytes,
+  keptResponse,
+  mayDecide,
+  payerOf,
+  responseDigest,
+  type IncidentLimits,
+  type ResponseCut,
+} from '../store-kit.js';
 
 /** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
-type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed' | 'client'> & {
+type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed' | 'client' | 'principal'> & {
   id: number;
   client?: string | null;
+  payer?: string | null;
+  kept_bytes?: number;
+  cut_chars?: number | null;
+  cut_sha256?: string | null;
   response: string | null;
   response_sha256?: string | null;
   confirmed: number;
@@ -32,11 +49,14 @@ type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed' | 'client'> & {
 };
 
 function toIncident(row: IncidentRow): IncidentRecord {
-  const { response, response_sha256: _sha, confirmed, created_at, resolved_at, resolution, client, ...rest } = row;
+  const { response, response_sha256: _sha, confirmed, created_at, resolved_at, resolution, client, ...more } = row;
+  const { payer, kept_bytes: _bytes, cut_chars: _chars, cut_sha256: _cut, ...rest } = more;
   return {
     ...rest,
     ...(response === null ? {} : { response }),
+    ...cutOf(row),
     ...(client ? { client } : {}),
+    ...(payer ? { principal: payer } : {}),
     confirmed: confirmed === 1,
     createdAt: created_at,
     resolvedAt: resolved_at,
@@ -50,16 +70,19 @@ const SELECT =
   'JOIN incident_responses ON incident_responses.sha256 = incidents.response_sha256';
 
 const list = (xs: readonly string[]) => xs.map(() => '?').join(', ');
-/** The incidents of one environment version and client that retention may drop (see store-kit's expendable). */
-const GROUP =
-  `hash = ? AND client IS ? AND fn IN (${list(CLIENT_INPUT_FNS)}) AND code NOT IN (` +
-  `${list(NEVER_THE_CLIENTS_CODES)})`;
-const groupOf = (input: IncidentInput) => [
-  input.hash,
-  input.client ?? null,
-  ...CLIENT_INPUT_FNS,
-  ...NEVER_THE_CLIENTS_CODES,
-];
+/** Incidents a client's input alone reached (see store-kit's expendable): expendableParams fills it. */
+const EXPENDABLE = `fn IN (${list(CLIENT_INPUT_FNS)}) AND code NOT IN (${list(NEVER_THE_CLIENTS_CODES)})`;
+const expendableParams = [...CLIENT_INPUT_FNS, ...NEVER_THE_CLIENTS_CODES];
+/** The incidents of one environment version and client (its voter) that may be dropped. */
+const GROUP = `hash = ? AND client IS ? AND ${EXPENDABLE}`;
+const groupOf = (input: IncidentInput) => [input.hash, input.client ?? null, ...expendableParams];
+/** The same, of one environment version and payer (what retention keeps per version and client). */
+const PAID = `hash = ? AND payer IS ? AND ${EXPENDABLE}`;
+const paidOf = (input: IncidentInput) => [input.hash, payerOf(input), ...expendableParams];
+/** A payer's incidents that may be dropped, on every version; and its first open vote per version and code (kept). */
+const MINE = `payer = ? AND ${EXPENDABLE}`;
+const FIRST_VOTES =
+  `SELECT min(id) FROM incidents WHERE ${MINE} AND confirmed = 1 AND resolved_at IS NULL ` + 'GROUP BY hash, code';
 
 /**
  * Quarantines the version when its open incidents now meet the policy (inside the caller's write transaction); whether
@@ -89,47 +112,113 @@ function quarantine(db: Database.Database, input: IncidentInput, id: number | bi
  * kept.
  */
 function dropExpendable(db: Database.Database, input: IncidentInput, keep: number): number {
-  const group = groupOf(input);
+  const group = paidOf(input);
   return db
     .prepare(
-      `DELETE FROM incidents WHERE ${GROUP} AND id < (SELECT id FROM incidents WHERE ${GROUP} ORDER BY id DESC ` +
-        `LIMIT 1 OFFSET ?) AND id NOT IN (SELECT min(id) FROM incidents WHERE ${GROUP} AND confirmed = 1 AND ` +
+      `DELETE FROM incidents WHERE ${PAID} AND id < (SELECT id FROM incidents WHERE ${PAID} ORDER BY id DESC ` +
+        `LIMIT 1 OFFSET ?) AND id NOT IN (SELECT min(id) FROM incidents WHERE ${PAID} AND confirmed = 1 AND ` +
         'resolved_at IS NULL GROUP BY code)',
     )
     .run(...group, ...group, keep - 1, ...group).changes;
 }
 
-/** Inside the caller's write transaction; `retention` is the store's incidentRetention. */
+/**
+ * Keeps what a payer's own incidents hold, on every version, within `budget` bytes (V22-5): its oldest go first, its
+ * first open votes (one per version and code) last, and of those only their responses, cut to a prefix, oldest first.
+ * Whether anything changed.
+ */
+function chargePayer(db: Database.Database, payer: string, budget: number): boolean {
+  const mine = [payer, ...expendableParams];
+  const votes = db
+    .prepare<unknown[], { id: number; kept_bytes: number; sha: string | null; message: string }>(
+      `SELECT id, kept_bytes, response_sha256 AS sha, message FROM incidents WHERE id IN (${FIRST_VOTES}) ORDER BY id`,
+    )
+    .all(...mine);
+  const held = votes.reduce((sum, v) => sum + v.kept_bytes, 0);
+  const dropped = db
+    .prepare(
+      `DELETE FROM incidents WHERE id IN (SELECT id FROM (SELECT id, sum(kept_bytes) OVER (ORDER BY id DESC) AS upto ` +
+        `FROM incidents WHERE ${MINE} AND id NOT IN (${FIRST_VOTES})) WHERE upto > ?)`,
+    )
+    .run(...mine, ...mine, budget - held).changes;
+  let over = held - budget;
+  for (const vote of votes) {
+    if (over <= 0 || vote.sha === null) continue;
+    const whole = db
+      .prepare<[string], { text: string }>('SELECT text FROM incident_responses WHERE sha256 = ?')
+      .get(vote.sha);
+    if (!whole) continue;
+    const { text, cut } = cutResponse(whole.text);
+    const bytes = keptBytes(vote.message, text);
+    db.prepare(
+      'UPDATE incidents SET response = ?, response_sha256 = NULL, cut_chars = ?, cut_sha256 = ?, kept_bytes = ? ' +
+        'WHERE id = ?',
+    ).run(text, cut.chars, cut.sha256, bytes, vote.id);
+    over -= vote.kept_bytes - bytes;
+  }
+  return dropped > 0 || held > budget;
+}
+
+/** Inside the caller's write transaction, under the store's limits. */
 export function insertIncident(
   db: Database.Database,
   input: IncidentInput,
   at: string,
-  retention: number,
+  limits: IncidentLimits,
 ): IncidentRecord {
   const { message, response } = checkIncident(input);
+  const payer = payerOf(input);
+  // A whole response is kept once, by digest (incident_responses); a cut one is its prefix, in its row.
   let sha: string | null = null;
+  let kept: { text: string | null; cut: ResponseCut | null } = { text: null, cut: null };
   if (response !== null) {
-    sha = createHash('sha256').update(response, 'utf8').digest('hex');
-    db.prepare('INSERT OR IGNORE INTO incident_responses (sha256, text) VALUES (?, ?)').run(sha, response);
+    kept = keptResponse(input, response, () =>
+      count(db, `${PAID} AND code = ? AND fn = ? AND response_sha256 IS NOT NULL`, [
+        ...paidOf(input),
+        input.code,
+        input.fn,
+      ]),
+    );
+    if (kept.cut === null) {
+      sha = responseDigest(response);
+      db.prepare('INSERT OR IGNORE INTO incident_responses (sha256, text) VALUES (?, ?)').run(sha, response);
+    }
   }
   const info = db
     .prepare(
-      'INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response_sha256, origin, ' +
-        'confirmed, created_at, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO incidents (${INCIDENT_COLUMNS}, response_sha256) VALUES (${list(INCIDENT_COLUMNS.split(','))}, ?)`,
     )
-    .run(...incidentValues(input, message, sha, input.confirmed ? 1 : 0, at));
-  const quarantined = quarantine(db, input, info.lastInsertRowid, at);
-  if (!quarantined && expendable(input) && dropExpendable(db, input, retention) > 0)
-    db.prepare(
-      'DELETE FROM incident_responses WHERE sha256 NOT IN (SELECT response_sha256 FROM incidents WHERE ' +
-        'response_sha256 IS NOT NULL)',
-    ).run();
-  return toIncident(
+    .run(
+      ...incidentValues(input, message, kept.cut ? kept.text : null, input.confirmed ? 1 : 0, at, {
+        bytes: keptBytes(message, kept.text),
+        cut: kept.cut,
+      }),
+      sha,
+    );
+  // As recorded (its client's budget may drop it at once, when its first votes alone fill it).
+  const recorded = toIncident(
     db
       .prepare<[number | bigint], IncidentRow>(`${SELECT} WHERE incidents.id = ?`)
       .get(info.lastInsertRowid) as IncidentRow,
   );
+  const quarantined = quarantine(db, input, info.lastInsertRowid, at);
+  if (!quarantined && expendable(input)) {
+    const dropped = dropExpendable(db, input, limits.incidentRetention) > 0;
+    if ((payer !== null && chargePayer(db, payer, limits.incidentClientBytes)) || dropped)
+      db.prepare(
+        'DELETE FROM incident_responses WHERE sha256 NOT IN (SELECT response_sha256 FROM incidents WHERE ' +
+          'response_sha256 IS NOT NULL)',
+      ).run();
+  }
+  return recorded;
 }
+
+const count = (db: Database.Database, where: string, params: unknown[]): number =>
+  (
+    db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM incidents WHERE ${where}`).get(...params) as {
+      n: number;
+    }
+  ).n;
 
 export function listIncidents(db: Database.Database, filter: IncidentFilter = {}): IncidentRecord[] {
   const where: string[] = [];

@@ -125,6 +125,23 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX incidents_client ON incidents (hash, client, id);
     `,
   },
+  {
+    // What a client makes the library keep is charged to it in bytes (V22-5): who pays for each incident (its
+    // principal's hash; its client's for older rows), what it keeps, and a response kept as a prefix (what the whole
+    // was). Older rows are charged what they hold.
+    version: 7,
+    sql: `
+      ALTER TABLE incidents ADD COLUMN payer TEXT;
+      ALTER TABLE incidents ADD COLUMN kept_bytes INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE incidents ADD COLUMN cut_chars INTEGER;
+      ALTER TABLE incidents ADD COLUMN cut_sha256 TEXT;
+      UPDATE incidents SET payer = client, kept_bytes = 256 + length(CAST(message AS BLOB)) + coalesce((SELECT
+        length(CAST(text AS BLOB)) FROM incident_responses WHERE sha256 = response_sha256),
+        length(CAST(response AS BLOB)), 0);
+      CREATE INDEX incidents_payer ON incidents (payer, id);
+      CREATE INDEX incidents_paid ON incidents (hash, payer, id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -164,8 +164,7 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
   }
 
   async recordIncident(input: IncidentInput): Promise<IncidentRecord> {
-    const retention = this.s.options.incidentRetention;
-    return this.s.write('recording an incident', () => insertIncident(this.s.db, input, now(), retention));
+    return this.s.write('recording an incident', () => insertIncident(this.s.db, input, now(), this.s.options));
   }
   async incidents(filter: IncidentFilter = {}): Promise<IncidentRecord[]> {
     return listIncidents(this.s.db, filter);

@@ -36,6 +36,9 @@ def config(envs):
     return {"service_url": "http://127.0.0.1:9", "envs": envs}
 
 
+FAILED = "error: the environment failed (E_THROWN)"
+FAILURE = {"score": 0, "end": "failed", "error": {"code": "E_THROWN", "message": "step: rows[0] is undefined"}}
+BOOM = {"item": "boom", "qty": 1}
 EPISODIC = {"version": 1, "hash": "h1", "kind": "episodic", "max_turns": 8, "class_name": "DepotEnv", "tools": TOOLS}
 
 
@@ -45,6 +48,7 @@ class Service:
     def __init__(self):
         self.requests = []
         self.said = ""  # what the environment adds to its prompt and every observation
+        self.end_fails = False  # the environment's score() fails when an episode is ended (a DELETE answers "failed")
         self.lock = threading.Lock()
         service = self
 
@@ -74,13 +78,16 @@ class Service:
                 if self.path.endswith("/step"):
                     if body["args"].get("item") == "huge":
                         return self.answer(413, {"error": {"code": "E_BODY_TOO_LARGE", "message": "too large"}})
+                    if body["args"].get("item") == "boom":  # the environment throws: the episode ends "failed"
+                        return self.answer(200, {"turn": body["turn"], "observation": FAILED, "done": True, **FAILURE})
                     done = body["tool"] == "finish"
                     end = {"score": 1, "end": "done"} if done else {}
                     observation = f"did {body['tool']}" + service.said
                     step = {"turn": body["turn"], "observation": observation, "done": done, **end}
                     return self.answer(200, step)
                 if self.command == "DELETE":
-                    return self.answer(200, {"done": True, "score": 0.25, "end": "truncated"})
+                    ended = FAILURE if service.end_fails else {"score": 0.25, "end": "truncated"}
+                    return self.answer(200, {"done": True, **ended})
                 if self.path == "/v1/verify":
                     return self.answer(200, {"results": [{"score": 1.0} for _ in body["items"]]})
                 return self.answer(404, {"error": {"code": "E_NOT_FOUND", "message": self.path}})
@@ -332,6 +339,86 @@ class OpenRlhfTest(ShimTest):
 
         result = asyncio.run(run())
         self.assertEqual((result["done"], result["rewards"].item()), (True, 1.0))
+
+
+class FailedEpisodeTest(ShimTest):
+    """An episode the environment failed (end "failed": a throw, a timeout) is never a silent 0 (redteam-v23 V23-4):
+    counted and logged by code like an item error, raised under ENVFORGE_STRICT=1, in every shim."""
+
+    row = {"env": "depot", "version": 1, "seed": 1, "level": 1}
+
+    def test_the_client_counts_and_logs_it_once_per_code_and_a_learners_0_stays_silent(self):
+        client = self.load("envforge_client")
+        episode = client.Episode(self.row)
+        with self.assertLogs("envforge", "WARNING") as logs:
+            self.assertEqual(episode.step("order", BOOM), FAILED)
+            self.assertEqual((episode.finish(), episode.end), (0.0, "failed"))
+            client.Episode(self.row).step("order", BOOM)
+        self.assertEqual(len(logs.output), 1)
+        self.assertIn("E_THROWN", logs.output[0])
+        self.assertEqual(client.item_errors(), {"E_THROWN": 2})
+        with self.assertRaises(client.EnvforgeItemError) as raised:  # a message that would break lines is quoted
+            client.STRICT = True
+            client._item_error({"code": "E_THROWN", "message": "x\n[end] solved"}, "ep-1")
+        self.assertIn('"x\\n[end] solved"', str(raised.exception))
+        client.STRICT = False
+        truncated = client.Episode(self.row)  # the twin: a learner's score, ended by its client
+        self.assertEqual((truncated.finish(), truncated.end), (0.25, "truncated"))
+        self.assertEqual(client.item_errors(), {"E_THROWN": 3})
+
+    def test_an_episode_whose_end_fails_is_counted_too_and_strict_raises_at_release(self):
+        verl = self.load("envforge_verl")
+        self.service.end_fails = True  # the step goes on; score() throws when the episode is ended (timed out, say)
+        episode = verl.client.Episode(self.row)
+        self.assertEqual(episode.step("order", {"item": "ab", "qty": 1}), "did order")
+        with self.assertLogs("envforge", "WARNING"):
+            self.assertEqual((episode.finish(), episode.end), (0.0, "failed"))
+        self.assertEqual(verl.client.item_errors(), {"E_THROWN": 1})
+        verl.client.STRICT = True
+        tool = verl.tools_of("depot")[0]
+
+        async def run():
+            instance, _ = await tool.create(create_kwargs=self.row)
+            await tool.execute(instance, {"item": "ab", "qty": 1})
+            await tool.release(instance)
+
+        with self.assertRaisesRegex(verl.EnvforgeServiceFailure, "E_THROWN"):
+            asyncio.run(run())
+
+    def test_strict_raises_where_each_trainer_takes_the_reward(self):
+        verl = self.load("envforge_verl")
+        env = self.load("environment")
+        agent = self.load("agent_func")
+        client = verl.client
+        self.assertIs(env.client, client)
+        client.STRICT = True
+        # verl: the step that ended it stops the run (a service failure), as compute_score does for an item error
+        tool = verl.tools_of("depot")[0]
+
+        async def verl_run():
+            instance, _ = await tool.create(create_kwargs=self.row)
+            await tool.execute(instance, BOOM)
+
+        with self.assertRaisesRegex(verl.EnvforgeServiceFailure, "E_THROWN"):
+            asyncio.run(verl_run())
+        # TRL writes a tool's exception into the tool message: get_reward raises it again
+        instance = env.environment_factory()
+        instance.reset(**self.row, environment="depot")
+        with self.assertRaisesRegex(client.EnvforgeItemError, "E_THROWN"):
+            instance.order(**BOOM)
+        with self.assertRaisesRegex(client.EnvforgeItemError, "environment's failure"):
+            instance.get_reward()
+
+        # OpenRLHF: the turn that ended it raises into the executor
+        async def openrlhf_run():
+            one = agent.AgentInstance()
+            await one.reset({"observation": "Restock.", "label": json.dumps(self.row)})
+            return await one.step({"action_text": '<tool_call>{"name": "order", "arguments": ' + json.dumps(BOOM) +
+                                   "}</tool_call>"})
+
+        with self.assertRaisesRegex(client.EnvforgeItemError, "E_THROWN"):
+            asyncio.run(openrlhf_run())
+        self.assertEqual(client.item_errors(), {"E_THROWN": 3})
 
 
 if __name__ == "__main__":

@@ -3,9 +3,18 @@
 // a computed value an observation shows before the reference sends it must not earn the reference's score (played,
 // copies.ts), and no refused wrong value may be answered with the right one (an echo of the agent's own arguments
 // aside). All judged as rates against chance.
+import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
-import { copyPlan, copyRuleOf, peerCopyPlan } from '../episodic/copies.js';
+import {
+  copyPlan,
+  copyRuleOf,
+  directedCopy,
+  peerCopyPlan,
+  refusedAsUnknown,
+  statesArithmetic,
+  type CopyRule,
+} from '../episodic/copies.js';
 import { tokensOf } from '../episodic/probes.js';
 import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselines.js';
 import { scoreOf, type EpisodicCheck } from './episodic.js';
@@ -30,24 +39,30 @@ function knownOf(r: Rollout, initial: RolloutResult | undefined) {
 
 /**
  * Whether an observation of a probe with `sent` actions (a wrong value refused) shows a number the reference sends
- * that neither the prompt nor the initial state holds.
+ * that neither the prompt nor the initial state holds. With `afterWrong`, only in the reply to the call that sent the
+ * wrong value in its place or later (the right value answered after a wrong one): where the texts state no arithmetic
+ * to derive the value, one shown before (an amount due read, a ticket number issued: redteam-s20e S3, S5) is judged by
+ * the copy's play (`copyOf`), not by coincidence here; where they do, a value shown before is a preview of what the
+ * agent should compute (tests/fixtures/episodic/broken-tool-leaks-answer.js).
  */
 export function observationLeaks(
   r: Rollout,
   observations: string[] | undefined,
   initial: RolloutResult | undefined,
   sent: unknown[],
+  afterWrong = false,
 ): boolean {
   const held = knownOf(r, initial);
   if (!held || !observations) return false;
   const argsOf = (a: unknown): unknown[] =>
     Object.values(((a as { args?: Record<string, unknown> } | null)?.args ?? {}) as Record<string, unknown>);
-  return r.actions.some((action) =>
+  return r.actions.some((action, k) =>
     argsOf(action).some((v) => {
       if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || held.known.has(String(v)))
         return false;
       return observations.some(
-        (text, j) => !argsOf(sent[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v),
+        (text, j) =>
+          (!afterWrong || j >= k) && !argsOf(sent[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v),
       );
     }),
   );
@@ -63,13 +78,19 @@ export function copyOf(
   r: Rollout,
   initial: RolloutResult | undefined,
   peer?: Rollout,
-): { plan: Action[]; chance: Action[] | null } | null {
+  meta?: EpisodicMeta,
+): { rule: CopyRule; plan: Action[]; chance: Action[] | null; derivable: boolean } | null {
   const held = knownOf(r, initial);
   if (!held || !r.observations) return null;
-  const rule = copyRuleOf(r, r.observations, held.known, held.numbers);
+  const texts = (rule: CopyRule) => [
+    r.prompt ?? '',
+    meta?.description ?? '',
+    meta?.tools.find((t) => t.name === rule.tool)?.description ?? '',
+  ];
+  const rule = copyRuleOf(r, r.observations, held.known, held.numbers, (x) => directedCopy(texts(x), x));
   if (!rule) return null;
   const chance = peer?.observations ? peerCopyPlan(r, peer, peer.observations, rule) : null;
-  return { plan: copyPlan(r, r.observations, rule), chance };
+  return { rule, plan: copyPlan(r, r.observations, rule), chance, derivable: statesArithmetic(texts(rule)) };
 }
 
 /** For each reference, the next one of its level with another seed (its peer for chance), if any. */
@@ -127,19 +148,35 @@ export const episodicLeaks: EpisodicCheck = {
         // than a peer's values of the same place played there; a refused wrong value must not be answered with the
         // right one (the perturbed replay's observations).
         const peers = peersOf(ctx.refs);
-        const copies = ctx.refs.map((r, i) => copyOf(r, noAction.get(i), peers[i]));
+        const copies = ctx.refs.map((r, i) => copyOf(r, noAction.get(i), peers[i], ctx.meta));
         const asked = copies.flatMap((copy, i) => {
           const r = ctx.refs[i] as Rollout;
-          const replay = (actions: Action[]) => ({
+          const replay = (actions: Action[], chance: boolean) => ({
             seed: r.seed,
             level: r.level,
             policy: { type: 'replay' as const, actions },
+            ...(chance ? { changes: true } : {}),
           });
           return (copy ? [copy.plan, copy.chance] : []).flatMap((actions, k) =>
-            actions ? [{ i, chance: k === 1, request: replay(actions) }] : [],
+            actions ? [{ i, chance: k === 1, actions, request: replay(actions, k === 1) }] : [],
           );
         });
         const played = await tools.run(asked.map((x) => x.request));
+        // A chance trial whose peer values the world refused as unknown (identifiers it issued) is undecided, where
+        // the texts state no arithmetic that could derive the value instead.
+        const undecided = new Set(
+          asked.flatMap((x, k) => {
+            const p = played[k];
+            const copy = copies[x.i];
+            return x.chance &&
+              copy &&
+              !copy.derivable &&
+              p?.ok &&
+              refusedAsUnknown(x.actions, ctx.refs[x.i] as Rollout, copy.rule, p)
+              ? [x.i]
+              : [];
+          }),
+        );
         const earned = (chance: boolean) =>
           new Set(
             asked
@@ -153,10 +190,15 @@ export const episodicLeaks: EpisodicCheck = {
         const coincident = earned(true);
         const refused = ctx.refs.map((r, i) => {
           const probe = perturbed.get(i);
-          return probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions);
+          const texts = [r.prompt ?? '', ctx.meta.description, ...ctx.meta.tools.map((t) => t.description)];
+          const afterWrong = !statesArithmetic(texts);
+          return (
+            probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions, afterWrong)
+          );
         });
         const leaks = ctx.refs.map((_, i) => copied.has(i) || (refused[i] as boolean));
-        const at = leaks.indexOf(true);
+        const decided = (i: number) => !undecided.has(i) || (refused[i] as boolean);
+        const at = leaks.findIndex((x, i) => x && decided(i));
         findings.push({
           rule: 'rate',
           code: 'E_ANSWER_LEAK',
@@ -164,11 +206,11 @@ export const episodicLeaks: EpisodicCheck = {
           policy:
             'copying a computed value (not in the initial state or the prompt) off an observation before ' +
             'the reference submits it',
-          trials: ctx.refs.map((r, i) => ({
-            level: r.level,
-            win: leaks[i] ? 1 : 0,
-            chance: coincident.has(i) && !refused[i] ? 1 : 0,
-          })),
+          trials: ctx.refs.flatMap((r, i) =>
+            decided(i)
+              ? [{ level: r.level, win: leaks[i] ? 1 : 0, chance: coincident.has(i) && !refused[i] ? 1 : 0 }]
+              : [],
+          ),
           tolerance: { pooled: o.observationLeakMaxRate - 1e-9 },
           z: 0,
           minTrials: 1,

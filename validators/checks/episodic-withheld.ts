@@ -50,7 +50,7 @@ export const episodicWithheld: EpisodicCheck = {
       const r = ctx.refs[i] as Rollout;
       const shown = { texts: [r.prompt ?? '', ...(r.observations ?? [])], called: new Set(all.map((a) => a.tool)) };
       const listings = looksOf(ctx.meta.tools, (all.at(-1) as Action).tool, LOOKS_BUDGET, shown);
-      return replayOf(r, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
+      return replayOf(r, [...listings, ...all.slice(0, -1), ...listings], { observations: true, keepState: true });
     });
     const states = episodes.map((i) => referenceState(ctx, i));
     const toolNames = ctx.meta.tools.map((t) => t.name);
@@ -103,6 +103,7 @@ export const episodicWithheld: EpisodicCheck = {
               finish: all.at(-1) as Action,
               shown: shown[k] as string[],
               reference,
+              before: outcomes[ablations.length + states.length + k],
               decisive: decisiveHere,
               skip: skip(i),
               opening: openings[k] as string[],
@@ -297,7 +298,7 @@ export const episodicWithheld: EpisodicCheck = {
         );
         // Recorded: the added call accepted by the host and changing the state, where the score is kept, as the world
         // then treats the entity or, where that reads as after a refusal, its own trace (accepted.ts: redteam-trust17
-        // R2, R3): a changed path alone is no acceptance, the world may keep a refusal too (an audit, a reason code).
+        // R2, R3; a refusal kept, an audit, is none), not undone (the final state the reference's: undoneLater).
         const accepted = (l: WithheldLog, r: RolloutResult | undefined): r is Rollout =>
           r?.ok === true && !r.rejected.includes(judgedAt(l) + 1);
         const hidden = logs.flatMap((l, k) => {
@@ -305,8 +306,7 @@ export const episodicWithheld: EpisodicCheck = {
           return accepted(l, r) &&
             (r.changes?.[judgedAt(l)] ?? []).length > 0 &&
             r.score >= (ctx.refs[l.of] as Rollout).score - 1e-9 &&
-            // A change later calls overwrite (the reference re-books the request) ends in the reference's state.
-            !undoneLater(r, outcomes[ablations.length + episodes.indexOf(l.of)], r.changes?.[judgedAt(l)] ?? [])
+            !undoneLater(r, outcomes[ablations.length + episodes.indexOf(l.of)], r.changes?.[judgedAt(l)] ?? [], book)
             ? [k]
             : [];
         });

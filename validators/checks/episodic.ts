@@ -36,17 +36,40 @@ export const replayOf = (r: Rollout, actions: unknown[], extra: Partial<RolloutR
   ...extra,
 });
 
+/** A state with every list's items in one order (JSON order of their own canonical forms): a list read as a set. */
+const canonical = (v: unknown, depth = 0): unknown =>
+  v === null || typeof v !== 'object' || depth > 12
+    ? v
+    : Array.isArray(v)
+      ? v
+          .map((x) => canonical(x, depth + 1))
+          .map((x) => [JSON.stringify(x) ?? '', x] as const)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([, x]) => x)
+      : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, canonical(x, depth + 1)]));
+
 /**
- * Whether what a call of replay `r` changed (`changed`, paths as the runtime names them) ends as the `reference`
- * replay's final state has it (both asked with keepState): the plan's later calls overwrote it (a booking the reference
+ * Whether a call of replay `r` that changed `changed` (paths as the runtime names them) was undone: the replay's WHOLE
+ * final state is the `reference` replay's (both asked with keepState; redteam-s20e S2: a call whose own paths a
+ * finishing call files elsewhere, an archive, is kept there), but for lists in another order (reads moved earlier)
+ * and `book`'s paths (bookkeeping every turn changes). The plan's later calls overwrote it (a booking the reference
  * re-books), so the call left no decision for the score to read. Unsure (too many differences to list) is false.
  */
-export function undoneLater(r: RolloutResult | undefined, reference: RolloutResult | undefined, changed: string[]) {
+export function undoneLater(
+  r: RolloutResult | undefined,
+  reference: RolloutResult | undefined,
+  changed: string[],
+  book: ReadonlySet<string> = new Set(),
+) {
   if (!r?.ok || !reference?.ok || r.state === undefined || reference.state === undefined || changed.length === 0)
     return false;
-  const differs = differingPaths(reference.state, r.state);
+  // Its own paths first (as written, bookkeeping or not), then the rest (lists as sets, bookkeeping aside).
   const overlap = (d: string, c: string) => d === c || d.startsWith(`${c}.`) || c.startsWith(`${d}.`);
-  return differs.length < 32 && !differs.some((d) => changed.some((c) => overlap(d, c)));
+  const own = differingPaths(reference.state, r.state);
+  if (own.length >= 32 || own.some((d) => changed.some((c) => overlap(d, c)))) return false;
+  const differs = differingPaths(canonical(reference.state), canonical(r.state));
+  const kept = (d: string) => !book.has(d) && !book.has(`${d}.*`) && ![...book].some((b) => d.startsWith(`${b}.`));
+  return differs.length < 32 && !differs.some(kept);
 }
 
 export function episodicContext(stage: StageContext, meta: EpisodicMeta, refs: readonly Rollout[]): EpisodicContext {

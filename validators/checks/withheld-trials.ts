@@ -59,6 +59,8 @@ export interface Seen {
   finish: Action;
   shown: string[];
   reference: RolloutResult | undefined;
+  /** The plan's body replayed (with the looks), its state kept: the entities before a finish files them (S2). */
+  before?: RolloutResult | undefined;
   decisive: (tool: string) => boolean;
   skip: ReadonlySet<string>;
   /** The prompt and the looks' replies before the plan: an entity no text showed first is found in the state. */
@@ -88,7 +90,13 @@ interface Candidate {
 const sourceOf = (s: Seen): EntitySource | undefined =>
   s.opening &&
   (s.reference?.ok
-    ? { opening: s.opening, state: s.reference.stateText ?? '', value: s.reference.state, changes: s.reference.changes }
+    ? {
+        opening: s.opening,
+        state: s.reference.stateText ?? '',
+        value: s.reference.state,
+        changes: s.reference.changes,
+        ...(s.before?.ok && s.before.state !== undefined ? { before: s.before.state } : {}),
+      }
     : { opening: s.opening, state: '' });
 
 /** Entities tried for one tool: more where the world answered for several shapes (`heard`: the tokens it answered). */

@@ -3,6 +3,24 @@
 // ("each value", a constraints section), the output or a quantity computed from the inputs ("every answer", "F(n)",
 // "the n-th Fibonacci number", "returns"), an aggregate ("the sum", "n * m"), a noun of the task ("lines of at most
 // 80 characters"), or nothing. Only a bound tied to an input constrains the hidden tests.
+import {
+  AGGREGATE,
+  beside,
+  CONDITION,
+  DETERMINER,
+  existential,
+  INPUTISH,
+  LENGTH_WORD,
+  namedNoun,
+  OUTPUT,
+  paramOf,
+  SELECTING,
+  UPPER_WORDS,
+  type Word,
+  words,
+} from './bound-words.js';
+
+export { paramOf, SELECTION } from './bound-words.js';
 
 /**
  * A bound's subject; `of` says what of an argument it bounds ("size": a list's length or a number's magnitude), `also`
@@ -13,26 +31,20 @@ export type Subject =
   | { tie: 'any'; of: 'value' | 'length' | 'size' }
   | { tie: 'output' | 'aggregate' | 'none' };
 
-/** Words that make what follows the output: the answer, a verb of the task, a conclusion. */
-const OUTPUT =
-  /^(?:answers?|results?|outputs?|ans|res|returns?|returned|returning|prints?|computes?|therefore|so|hence|thus)$/i;
-/** Head nouns of a quantity combined from several: bounding it bounds no one argument. */
-const AGGREGATE = /^(?:sum|sums|total|totals|product|products|average|mean|difference)$/i;
-/** Words for the inputs' elements, and determiners that make them a clause's subject. */
-const INPUTISH = new RegExp(
-  '^(?:values?|numbers?|integers?|elements?|items?|entry|entries|inputs?|arguments?|parameters?|lists?|arrays?|' +
-    'strings?|each|every)$',
-  'i',
-);
-const DETERMINER = /^(?:each|every|all|any|the|a|an|its|their|whose|no)$/i;
-/** Words for what of an input a clause's subject measures ("whose length is", "(length up to"). */
-const LENGTH_WORD = /^(?:length|lengths|len|size|sizes)$/i;
 /** Words that tell a length: "the length of nums", "the number of items in nums", "nums.length". */
 const LENGTH_BEFORE = /\b(?:length|len|size|number\s+of|count\s+of|how\s+many)\b[^.;,()]{0,25}$/i;
 const AGGREGATE_BEFORE = /\b(?:sum|total|product|average|mean)\s+of\b[^.;,()]{0,20}$/i;
 const LENGTH_AFTER = /^\s*\.\s*(?:length|size)\b/;
-/** Where a clause starts: a bracket (not a call's: "F(n)"), a comma, a colon or semicolon, a relative word. */
-const CLAUSE_START = /(?<![\w$])\(|[,;:]|\b(?:where|which|and|while|with)\b/gi;
+/**
+ * Where a clause starts: a bracket (not a call's: "F(n)"), a comma, a colon or semicolon, a relative word, a
+ * subordinating word ("since values are", "because every value is", "as each value may be": rt25 B4; not the "as"
+ * of a comparison, "as large as").
+ */
+const CLAUSE_START = new RegExp(
+  String.raw`(?<![\w$])\(|[,;:]|\b(?:where|which|and|while|with|since|because|although|though|whereas|unless)\b|` +
+    String.raw`\bas(?=\s+(?:(?:each|every|all|no|any|the|its|their)\s+)?[\w$]+\s+(?:is|are|may|can|must|will|never)\b)`,
+  'gi',
+);
 /** Verbs of the task: what follows them is what the task reads or returns. */
 const TASK_VERB = /^(?:returns?|returning|returned|computes?|prints?|outputs?)$/i;
 /** How far back a sentence is read (a longer one is read from there). */
@@ -42,13 +54,6 @@ const SENTENCE_START = /[.!?](?=\s)|\n/g;
 /** A section of input constraints starts with its heading; one of output ends it. */
 const INPUT_HEADING = /\b(?:constraints?|input)\s*(?::|\n)/gi;
 const OUTPUT_HEADING = /\b(?:output|returns?)\s*(?::|\n)/gi;
-
-/** The parameter a word names: itself, or its plural or singular ("n" for ns, "nums" for num). */
-export function paramOf(word: string | undefined, params: readonly string[]): number | undefined {
-  if (!word) return undefined;
-  const at = params.findIndex((p) => p === word || p === `${word}s` || `${p}s` === word);
-  return at < 0 ? undefined : at;
-}
 
 /** The ends of a pattern's matches in the text last read, found once per text and pattern. */
 let found: { text: string; ends: Map<RegExp, number[]> } | null = null;
@@ -77,19 +82,6 @@ export function inInputSection(text: string, pos: number): boolean {
   return input > 0 && input > lastEnd(text, OUTPUT_HEADING, pos);
 }
 
-interface Word {
-  word: string;
-  at: number;
-}
-
-/** The words of a stretch, with their places (a hyphenated compound is one word: "n-th" names no parameter). */
-function words(text: string, from: number, to: number): Word[] {
-  return [...text.slice(from, to).matchAll(/[A-Za-z_$][\w$]*(?:-[A-Za-z]+)*/g)].map((m) => ({
-    word: m[0],
-    at: from + (m.index ?? 0),
-  }));
-}
-
 /** What of a parameter a mention of it bounds, from the words around it. */
 function paramReading(text: string, w: Word): 'value' | 'length' | 'aggregate' {
   const before = text.slice(Math.max(0, w.at - 40), w.at);
@@ -112,8 +104,11 @@ function returned(text: string, word: string): boolean {
   return governed.words.has(word.toLowerCase());
 }
 
-/** A call of a function the statement names ("F(n)", "fib(90)"), open before a word; not an input's measure. */
-const IN_CALL = /(?<![\w$])(?!(?:len|size|abs|length|count)\()[A-Za-z_$][\w$]*\([^()]*$/i;
+/**
+ * A call of a function the statement names ("F(n)", "fib(90)"), open before a word; not an input's measure nor a
+ * selection of one of its values ("max(nums)": rt25 B1).
+ */
+const IN_CALL = new RegExp(`(?<![\\w$])(?!(?:len|size|length|count|${SELECTING})\\()[A-Za-z_$][\\w$]*\\([^()]*$`, 'i');
 
 /**
  * Whether a word names a quantity the statement computes from the inputs, no input itself (rt24 C2): a call
@@ -160,6 +155,9 @@ function clauseCue(text: string, ws: Word[], params: readonly string[]): Cue {
     const w = ws[i] as Word;
     if (computed(text, ws, i, params)) return { subject: { tie: 'output' } };
     const param = paramOf(w.word, params);
+    // A parameter after a condition's preposition, with words between it and the bound, is no subject (rt25 B2).
+    if (param !== undefined && i < ws.length - 1 && CONDITION.test(ws[i - 1]?.word ?? '') && beside(text, ws[i - 1], w))
+      continue;
     if (param !== undefined) {
       // A parameter after a verb of the task is what the task reads, not a clause's subject.
       if (ws.slice(0, i).some((v) => TASK_VERB.test(v.word))) return { subject: { tie: 'output' } };
@@ -170,6 +168,9 @@ function clauseCue(text: string, ws: Word[], params: readonly string[]): Cue {
     if (OUTPUT.test(w.word)) return { subject: { tie: 'output' } };
     if (AGGREGATE.test(w.word)) return { subject: { tie: 'aggregate' } };
     if (INPUTISH.test(w.word)) inputish = true;
+    // A noun no reader knows, named as the subject ("the count is below", "the profit is at most"), is a quantity of
+    // its own: untied (rt25 B2).
+    else if (namedNoun(text, ws, i)) return { subject: { tie: 'none' } };
   }
   // Input words stand for the inputs only as the clause's subject ("each value", "values below", "whose length"), not
   // an object.
@@ -199,15 +200,45 @@ function listedBefore(text: string, at: number, pos: number, params: readonly st
   return shared || /\b(?:both|each|all)\s+$/i.test(text.slice(Math.max(0, end - 8), end)) ? out : [];
 }
 
+/** Where the sentence and the clause of a position start. */
+export function placeOf(text: string, pos: number): { sentence: number; clause: number } {
+  const sentence = Math.max(lastEnd(text, SENTENCE_START, pos), pos - SENTENCE_REACH);
+  return { sentence, clause: Math.max(sentence, lastEnd(text, CLAUSE_START, pos)) };
+}
+
+/**
+ * The input a number no phrase reads bounds (rt25 B3): where its own clause names an input as its subject (a
+ * parameter, or input words: "no value exceeds", "nums can be as large as"), what `subjectAt` ties it to; null where
+ * the clause names none, or where the number is what the task makes the inputs into ("into lines of 80").
+ */
+export function unreadSubject(text: string, pos: number, params: readonly string[]): Subject | null {
+  const { clause } = placeOf(text, pos);
+  const own = clauseCue(text, words(text, clause, pos), params);
+  if (own === null || ('subject' in own && own.subject.tie !== 'param') || taskNoun(text, clause, pos, params))
+    return null;
+  const subject = subjectAt(text, pos, params);
+  return subject.tie === 'param' || subject.tie === 'any' ? subject : null;
+}
+
+/** An upper bound's phrase right before a number ("lines of at most 80"). */
+const UPPER_BEFORE = new RegExp(String.raw`\b${UPPER_WORDS}\s*$`, 'i');
+
+/** Whether a number at a position is what the task makes the inputs into ("wrap them into lines of 80 characters"). */
+export function taskThreshold(text: string, pos: number, params: readonly string[]): boolean {
+  const phrase = UPPER_BEFORE.exec(text.slice(Math.max(0, pos - 30), pos));
+  const at = phrase === null ? pos : pos - phrase[0].length;
+  return taskNoun(text, placeOf(text, at).clause, at, params);
+}
+
 /**
  * The subject of a bound whose comparison starts at `pos`: the nearest named quantity of its clause, else of its
  * sentence before it; a clause of input words alone is tied to the parameter its sentence names, else to any
  * argument. `symbol`: the bound compares a symbol of its own ("n <= 10^5"), which no verb of the task governs.
  */
 export function subjectAt(text: string, pos: number, params: readonly string[], symbol = false): Subject {
-  const sentence = Math.max(lastEnd(text, SENTENCE_START, pos), pos - SENTENCE_REACH);
-  const clause = Math.max(sentence, lastEnd(text, CLAUSE_START, pos));
+  const { sentence, clause } = placeOf(text, pos);
   const ws = words(text, clause, pos);
+  if (existential(text, clause, pos, params)) return { tie: 'none' };
   const own = clauseCue(text, ws, params);
   if (own !== null && 'subject' in own) {
     const { subject, at } = own;

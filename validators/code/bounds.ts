@@ -3,7 +3,9 @@
 // (code/bound-subject.ts: a parameter, the inputs, or no input at all), and what the hidden tests reach of each: the
 // largest value, the longest list or string. Data for checks/code-bounds.ts.
 import { ATOM, continuesNumber, NUMBER, normalizeNotation, statedNumber } from './bound-numbers.js';
-import { paramOf, type Subject, subjectAt } from './bound-subject.js';
+import { paramOf, SELECTION, type Subject, subjectAt } from './bound-subject.js';
+import { UPPER_WORDS } from './bound-words.js';
+import { unreadNumbers } from './bound-unread.js';
 
 export { statedNumber } from './bound-numbers.js';
 
@@ -37,9 +39,6 @@ const UNITS = new RegExp(
 );
 /** Words ending in s that are no plural noun. */
 const NOT_PLURAL = /^(?:is|as|was|has|its|this|thus|less|plus|unless|always|across|does|whereas|sometimes|yes|us)$/i;
-const UPPER_WORDS =
-  '(?:at most|up to|no more than|not more than|no greater than|not greater than|no larger than|below|less than|' +
-  "under|not exceeding|smaller than|lower than|(?:never|not|cannot|n't)\\s+(?:be\\s+)?exceeds?)";
 
 /** Whether the word after a bound makes it a count: a counting word, a parameter's name, a plural not a unit. */
 function counts(after: string, params: readonly string[]): boolean {
@@ -51,8 +50,10 @@ function counts(after: string, params: readonly string[]): boolean {
 /** A subject atom ending right before a comparison sign: "n", "nums[i]", "nums.length", "len(nums)", "|v|", "a_i". */
 const ATOM_END = new RegExp(
   String.raw`(?:(len|size|abs)\s*\(\s*([A-Za-z_$][\w$]*)\s*\)|\|\s*([A-Za-z_$][\w$]*)((?:\s*\[[^\]|]{0,20}\])*)\s*\||` +
-    String.raw`([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*))\s*\)?\s*$`,
+    String.raw`([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*))(?:\s*\))*\s*$`,
 );
+/** A call open right before an atom ("max(", "F("). */
+const OPEN_CALL = /(?<![\w$])([A-Za-z_$][\w$]*)\(\s*$/;
 /** A subject atom starting right after a sign ("10^9 >= x"). */
 const ATOM_START = /^\s*([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*)/;
 
@@ -73,11 +74,18 @@ function atomSubject(
   atom: { name: string; of?: 'value' | 'length' | 'size' },
   params: readonly string[],
 ): Subject {
-  if (/[\w)\]]\s*[*+/-]\s*$/.test(text.slice(Math.max(0, at - 12), at))) return { tie: 'aggregate' };
-  // An argument of a function the statement names ("F(n) < 2^63") is no input's bound: a computed quantity (rt24 C2).
-  if (/(?<![\w$])[A-Za-z_$][\w$]*\($/.test(text.slice(Math.max(0, at - 20), at))) return { tie: 'output' };
+  // The calls around the atom: a selection of one value ("max(nums)", "max(abs(nums[i]))", "min(|a_i|)") is one of
+  // the parameter's values (rt25 B1); any other function ("F(n) < 2^63") computes a quantity of its own (rt24 C2).
+  let before = text.slice(Math.max(0, at - 40), at);
+  let selected = false;
+  for (let m = OPEN_CALL.exec(before); m !== null; m = OPEN_CALL.exec(before)) {
+    if (!SELECTION.test(m[1] as string)) return { tie: 'output' };
+    selected = true;
+    before = before.slice(0, m.index);
+  }
+  if (/[\w)\]]\s*[*+/-]\s*$/.test(before.slice(-12))) return { tie: 'aggregate' };
   const param = nameParam(atom.name, params);
-  if (param !== undefined) return { tie: 'param', param, of: atom.of ?? 'value' };
+  if (param !== undefined) return { tie: 'param', param, of: selected ? 'value' : (atom.of ?? 'value') };
   // A symbol of its own ("n <= 10^5") is compared, not governed by a verb of the task (rt24 C1).
   const s = subjectAt(text, at, params, true);
   return atom.of !== undefined && (s.tie === 'param' || s.tie === 'any') ? { ...s, of: atom.of } : s;
@@ -134,10 +142,14 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
     } else if (!out.untied.some((o) => o.bound === bound && o.subject === subject.tie))
       out.untied.push({ bound, subject: subject.tie });
   };
-  /** The number at the start of a text, if it is whole (an unread one is counted). */
-  const numberAt = (after: string): { raw: string; end: number } | null => {
+  // The spans of the numbers read (or counted unread), which no later reading counts again.
+  const taken: [number, number][] = [];
+  /** The number at a place of the text, if it is whole (an unread one is counted). */
+  const numberAt = (base: number): { raw: string; end: number } | null => {
+    const after = text.slice(base, base + WINDOW);
     const m = NUMBER_START.exec(after);
     if (m === null) return null;
+    taken.push([base + m[0].length - (m[1] as string).length, base + m[0].length]);
     if (continuesNumber(after.slice(m[0].length))) {
       out.unread++;
       return null;
@@ -151,9 +163,10 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
     const from = Math.max(0, at - WINDOW);
     const before = text.slice(from, at);
     const after = text.slice(at + m[0].length, at + m[0].length + WINDOW);
-    const leftNumber = numberEnd.exec(before)?.[1];
+    const left = numberEnd.exec(before);
+    const leftNumber = left?.[1];
     if (m[0].startsWith('<') && leftNumber === undefined && /^\s*\d/.test(after)) {
-      const n = numberAt(after);
+      const n = numberAt(at + m[0].length);
       const atom = ATOM_END.exec(before);
       if (n === null || atom === null) continue;
       add(n.raw, atomSubject(text, from + atom.index, atomOf(atom), params), false);
@@ -161,7 +174,8 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
         add(n.raw, atomSubject(text, from + other.index, atomOf(other), params), false);
     } else if (m[0].startsWith('>') && leftNumber !== undefined && !/^\s*\d/.test(after)) {
       const atom = ATOM_START.exec(after);
-      if (atom === null) continue;
+      if (atom === null || left === null) continue;
+      taken.push([from + left.index, from + left.index + (leftNumber as string).length]);
       const of = /\.\s*(?:length|size)\s*$/.test(atom[2] ?? '') ? 'length' : atom[2] ? 'value' : undefined;
       add(leftNumber, atomSubject(text, at + m[0].length, { name: atom[1] as string, of }, params), false);
     }
@@ -169,8 +183,9 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
   // The scans below start at a word or a single number and read the bound in a window after it: a statement of
   // many numbers costs linear time.
   const read = (start: number, end: number, tail?: RegExp) => {
-    const n = numberAt(text.slice(end, end + WINDOW));
+    const n = numberAt(end);
     if (n === null || (tail !== undefined && !tail.test(text.slice(end + n.end, end + n.end + 8)))) return;
+    taken.push([start, end]);
     add(n.raw, subjectAt(text, start, params), counts(text.slice(end + n.end, end + n.end + 40), params));
   };
   // Words: "at most 2000", "values below 10^9", "up to 10^5 items", "never exceeds 50,000".
@@ -188,6 +203,8 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
     read(m.index ?? 0, (m.index ?? 0) + m[0].length, /^\s*\]/);
   for (const m of text.matchAll(new RegExp(String.raw`(?<![\w.])${ATOM}\s*\.\.\s*(?=\d)`, 'g')))
     read(m.index ?? 0, (m.index ?? 0) + m[0].length);
+  // Numbers no phrase reads that their own clause says of an input are judged as that input's bounds (rt25 B3).
+  for (const u of unreadNumbers(text, taken, params)) add(u.raw, u.subject, counts(u.after, params));
   return out;
 }
 

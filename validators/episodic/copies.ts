@@ -47,11 +47,49 @@ export function bookkept(acts: Action[], i: number, v: number, stateNumbers: Set
   return [...sums.values()].some((sent) => sent !== 0 && (stateNumbers.has(v + sent) || stateNumbers.has(v - sent)));
 }
 
+const SHOWING = new Set(
+  ['show', 'display', 'report', 'print', 'quote', 'say'].flatMap((v) => [v, `${v}s`, `${v}n`, `${v}ed`, `${v}d`]),
+);
+/** Words that state arithmetic: texts holding one may derive a value, so no sentence of theirs sends one as shown. */
+const ARITHMETIC =
+  /%|\b(less|minus|plus|times|half|double|twice|percent|round(ed|s)?|deduct\w*|subtract\w*|discount\w*)\b/i;
+/** Whether the texts state arithmetic (a rule that may derive a number from what is read). */
+export const statesArithmetic = (texts: readonly string[]) => texts.some((t) => ARITHMETIC.test(t));
+const nameWords = (name: string): string[] => name.toLowerCase().match(/[a-z]+/g) ?? [];
+/** Whether `word` is `stem` or one of its plain inflections (invoice: invoices). */
+const inflects = (word: string, stem: string) =>
+  word === stem || ['s', 'es', 'ed', 'ing'].some((x) => word === stem + x);
+
+/**
+ * Whether the texts of the task (the prompt, its description, the sending tool's description) tell the agent to send
+ * what `rule.from` shows (redteam-s20e S3: 'Pay every invoice ..., the amount due that read_invoice shows'): a
+ * sentence naming the showing tool (every word of its name) with a verb of showing, in texts that state no arithmetic
+ * (redteam-s18e E8's 'its price less a 15% fee' derives the value the read prints). A lookup the text asks for is the
+ * task's input, however the world stores or computes the figure.
+ */
+export function directedCopy(texts: readonly string[], rule: CopyRule): boolean {
+  const from = nameWords(rule.from);
+  if (statesArithmetic(texts)) return false;
+  return texts
+    .flatMap((t) => t.split(/(?<=[.!?])\s+|\n+/))
+    .some((sentence) => {
+      const w = nameWords(sentence);
+      return w.some((x) => SHOWING.has(x)) && from.every((f) => w.some((x) => inflects(x, f)));
+    });
+}
+
 /**
  * The copy rule the reference's own log suggests: among its numeric arguments that an earlier reply naming the entity
- * shows (not known, not bookkept, not that reply's own call echoed), the commonest place of the shown value.
+ * shows (not known, not bookkept, not that reply's own call echoed), the commonest place of the shown value that the
+ * texts do not ask to be sent as shown (`lookup`).
  */
-export function copyRuleOf(r: Rollout, observations: string[], known: Set<string>, stateNumbers: Set<number>) {
+export function copyRuleOf(
+  r: Rollout,
+  observations: string[],
+  known: Set<string>,
+  stateNumbers: Set<number>,
+  lookup: (rule: CopyRule) => boolean = () => false,
+) {
   const acts = actionsOf(r);
   if (acts.length !== r.actions.length) return null;
   const counts = new Map<string, { rule: CopyRule; n: number }>();
@@ -64,6 +102,7 @@ export function copyRuleOf(r: Rollout, observations: string[], known: Set<string
         const at = nums ? nums.lastIndexOf(v) : -1;
         if (!nums || at < 0) continue;
         const rule = { tool: call.tool, arg, from: other.tool, fromEnd: nums.length - 1 - at };
+        if (lookup(rule)) break;
         const key = JSON.stringify(rule);
         counts.set(key, { rule, n: (counts.get(key)?.n ?? 0) + 1 });
         break;
@@ -119,5 +158,25 @@ export function peerCopyPlan(r: Rollout, peer: Rollout, peerObservations: string
     call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number'
       ? call
       : { tool: call.tool, args: { ...call.args, [rule.arg]: values[k++ % values.length] } },
+  );
+}
+
+/**
+ * Whether the world refused every value the chance plan `plan` sends in place of the reference's (`ref`): each such
+ * call of `rule.tool` changed nothing (redteam-s20e S5: another episode's ticket number names no ticket here). Where
+ * the texts state no arithmetic to derive a number (`statesArithmetic`), such a trial is undecided: the values are
+ * identifiers the world issued, whose wrong values name no entity, not decisions.
+ */
+export function refusedAsUnknown(plan: readonly Action[], ref: Rollout, rule: CopyRule, played: Rollout): boolean {
+  const own = actionsOf(ref);
+  const swapped = plan.flatMap((a, j) =>
+    a.tool === rule.tool && a.args[rule.arg] !== own[j]?.args[rule.arg] ? [j] : [],
+  );
+  return (
+    swapped.length > 0 &&
+    played.changes !== undefined &&
+    swapped.every(
+      (j) => j < played.turns && (played.rejected.includes(j + 1) || (played.changes?.[j] ?? []).length === 0),
+    )
   );
 }

@@ -1,12 +1,12 @@
 // A rule may bind a call's value, not only its presence (redteam-s18e E5): where the reference sends one entity the
-// same tool several times, differing only in a number, and a number a text about the tool states lies between the
-// largest part and their sum (a cap per call), the log with those calls merged into one (the sum, once) is an
-// ablation of its own; judged only where the number ACCUMULATES into the state (a numeric leaf moves by each call's
-// argument, and by the sum under the merged call: the world took it), never for a selector (a page, an offset).
+// same tool several times, differing only in a number, and the text caps one call of the tool at a number between
+// the largest part and their sum (caps.ts: bound to the tool by its clause, read from the words, not the split), the
+// log with those calls merged into one (the sum, once) is an ablation of its own; judged only where the world TAKES
+// the number (the state after each call holds it, moved or added), never for a selector (a page, an offset).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
-import { tokensOf } from './probes.js';
+import { statedCaps } from './caps.js';
 import { mentionAt, sentencesOf } from './stated-rules.js';
 import { toolTexts } from './tool-texts.js';
 import { namedTools } from './tool-words.js';
@@ -37,7 +37,8 @@ export function mergedLogs(meta: EpisodicMeta, r: Rollout, tools: readonly strin
   return tools.flatMap((tool) => {
     const own = meta.tools.find((t) => t.name === tool);
     const text = [...told.filter((x) => mentionAt(x, tool) >= 0), ...(own ? [toolTexts(own)] : [])].join('\n');
-    const merged = mergedCalls(acts.slice(0, -1), tool, text, others);
+    const names = meta.tools.map((t) => t.name);
+    const merged = mergedCalls(acts.slice(0, -1), tool, text, others, names);
     return merged ? [{ tool, ...merged, actions: [...merged.actions, acts.at(-1) as Action] }] : [];
   });
 }
@@ -51,12 +52,6 @@ export const mergedAblations = (meta: EpisodicMeta, r: Rollout, of: number, tool
     actions: merged.actions,
     merged,
   }));
-
-/** The numbers a text states: a list's labels ("1.", "2)") at a line's start are no number of it. */
-const numbersOf = (text: string) =>
-  tokensOf(text.replace(/^\s*\d+[.)](?=\s)/gm, ''))
-    .map(Number)
-    .filter((n) => Number.isFinite(n));
 
 /** The calls of `tool` in `body` by entity (their arguments but numbers), each with the one number that varies. */
 function splitsOf(body: readonly Action[], tool: string) {
@@ -82,29 +77,30 @@ function splitsOf(body: readonly Action[], tool: string) {
 
 /**
  * `body` with the calls of `tool` on each entity merged (at the first, the sum of the one argument they differ in)
- * where some number of `text` is at least each part and less than the sum, and the sentence stating that number; null
- * where no group is merged.
+ * where a cap `text` states on one call of the tool (`tools`: every tool, caps.ts) is at least each part and less than
+ * the sum, and the sentence stating it; null where no group is merged.
  */
 export function mergedCalls(
   body: readonly Action[],
   tool: string,
   text: string,
   others: ReadonlyArray<readonly Action[]> = [],
+  tools: readonly string[] = [tool],
 ): { actions: Action[]; sentence: string; groups: MergedGroup[] } | null {
-  const stated = numbersOf(text);
+  const stated = statedCaps(text, tool, tools);
   let sentence = '';
   const split = splitsOf(body, tool);
-  // A number caps one call only where the references obey it as one (redteam-s19 E1): on every entity of every
-  // reference, no part over it and no more calls than the sum needs (a split along an entity's lines is no cap's).
+  // The references obeying a cap checks its reading (no part of any over it), whatever their split (redteam-s20e S7:
+  // line by line, finer than the cap, is still under it); the text, not the split, makes it a cap (redteam-s19 E1).
   const all = [split, ...others.map((b) => splitsOf(b, tool))].flat();
-  const obeyed = (n: number) => all.every((g) => Math.max(...g.parts) <= n && g.parts.length <= Math.ceil(g.sum / n));
+  const obeyed = (n: number) => all.every((g) => Math.max(...g.parts) <= n);
   const out = [...body];
   const groups: Omit<MergedGroup, 'to'>[] = [];
   for (const { at, first, arg, parts, sum } of split) {
     if (at.length < 2) continue;
-    const cap = stated.find((n) => n >= Math.max(...parts) && n < sum && obeyed(n));
+    const cap = stated.find(({ n }) => n >= Math.max(...parts) && n < sum && obeyed(n));
     if (cap === undefined) continue;
-    sentence ||= sentencesOf(text).find((x) => numbersOf(x).includes(cap)) ?? '';
+    sentence ||= cap.sentence;
     out[at[0] as number] = { tool, args: { ...first.args, [arg]: sum } };
     groups.push({ at, arg });
   }
@@ -136,6 +132,17 @@ export function movedBy(before: unknown, after: unknown, by: number): Set<string
   );
 }
 
+/**
+ * Where the state after a call holds its number (redteam-s20e S1): a leaf present before and after moved by it, or a
+ * leaf new or changed whose value is it (a part pushed onto a ledger, a record of the call).
+ */
+export function heldAt(before: unknown, after: unknown, n: number): Set<string> {
+  const [b, a] = [leavesOf(before), leavesOf(after)];
+  const near = (x: number) => Math.abs(x - n) <= 1e-9 * Math.max(1, Math.abs(n));
+  const added = [...a].flatMap(([p, v]) => (b.get(p) !== v && near(v) ? [p] : []));
+  return new Set([...movedBy(before, after, n), ...added]);
+}
+
 /** A merged log to check: the reference it merges, the log itself. */
 export interface MergedCase {
   ref: Rollout;
@@ -143,8 +150,8 @@ export interface MergedCase {
 }
 
 /**
- * Whether each merged log's first group accumulates: one leaf of the reference's state moves by each part's number
- * under its call, and by the sum under the merged call in the merged log (the world took it, where it was recorded).
+ * Whether the world takes each merged log's first group: the state after each part's call holds its number, and the
+ * state after the merged call holds the sum (heldAt: moved by it, or new or changed to it), not refused or ignored.
  * Replays each prefix once, keeping its state.
  */
 export async function accumulating(
@@ -181,9 +188,9 @@ export async function accumulating(
     const leaves = numbers.map((n, j) =>
       states[2 * j] === undefined || states[2 * j + 1] === undefined || typeof n !== 'number'
         ? new Set<string>()
-        : movedBy(states[2 * j], states[2 * j + 1], n),
+        : heldAt(states[2 * j], states[2 * j + 1], n),
     );
-    return [...(leaves[0] ?? [])].some((p) => leaves.every((s) => s.has(p)));
+    return leaves.every((s) => s.size > 0);
   });
 }
 

@@ -16,6 +16,11 @@ export interface EntitySource {
   /** The state itself and the paths each turn of the plan changed: its records in the tool's form (state-forms.ts). */
   value?: unknown;
   changes?: ReadonlyArray<readonly string[]>;
+  /**
+   * The state after the plan's body, before its finish (redteam-s20e S2: a finish that files the entities elsewhere,
+   * an archive, leaves the records the plan changed empty in the final state): its records are read in the form too.
+   */
+  before?: unknown;
 }
 
 /** Whether `text` writes `value` as a whole token (no letter or digit either side), in any letter case. */
@@ -61,7 +66,10 @@ export function entitiesFrom(
 ): { arg: string; texts: readonly string[] } | null {
   const seen = argOf(shown);
   const state = source && source.state.length > 0 ? source : undefined;
-  const held = state ? [state.state, ...idsInForm(state.value, calls.body, state.changes, calls.tool)] : [];
+  const inForm = (value: unknown) => idsInForm(value, calls.body, state?.changes, calls.tool);
+  const held = state
+    ? [state.state, ...inForm(state.value), ...(state.before === undefined ? [] : inForm(state.before))]
+    : [];
   const arg = seen ?? (state ? argOf([...shown, ...held]) : null);
   if (arg === null) return null;
   const unseen = state !== undefined && namedUnseen(calls.body, calls.replies, state.opening, calls.tool, arg);

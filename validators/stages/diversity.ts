@@ -8,6 +8,7 @@ import type { Problem } from '../report.js';
 import type { Stage } from '../context.js';
 import { lowerBound } from '../stats.js';
 import { answerContent } from '../../sandbox/answer.js';
+import { memorisedGain } from '../memorised-pool.js';
 
 /** The share of pairs of samples that are equal: about 1/N for N equally likely values, 1 when all are the same. */
 function collision(values: string[]): number {
@@ -84,5 +85,35 @@ export const diversityStage: Stage = async (ctx) => {
       })),
     });
   }
+  const memory = memorisedGain(
+    ctx.episodes.map((e) => ({ level: e.level, prompt: e.instance.prompt, answer: answerContent(e.reference) })),
+    10,
+    ctx.options.guessZ,
+  );
+  if (memory.gain > ctx.options.maxMemorisedGain) problems.push(smallPool(memory, ctx.options.maxMemorisedGain));
   return { ok: problems.length === 0, metrics: { distinctPromptShare: distinctOverall, levels: perLevel }, problems };
 };
+
+/** The effective-instance-count problem: the memoriser's rate, chance's, and each level's key and pool estimate. */
+function smallPool(memory: ReturnType<typeof memorisedGain>, max: number): Problem {
+  const smallest = memory.levels.reduce((a, b) => (b.pool < a.pool ? b : a));
+  return {
+    code: 'E_SEED_IGNORED',
+    message:
+      'answers memorised by the prompt parts that decide them (or by shared numbers or words) are right on ' +
+      `${(100 * memory.rate).toFixed(0)}% of ` +
+      `held-out instances (chance ${(100 * memory.chance).toFixed(0)}%, at most ${(100 * max).toFixed(0)} points ` +
+      `over chance allowed, judged with confidence): about ${smallest.pool} distinct answers at level ` +
+      `${smallest.level} behind the varied text; the problem itself must depend on the seed through rng`,
+    evidence: {
+      rate: Number(memory.rate.toFixed(3)),
+      chance: Number(memory.chance.toFixed(3)),
+      levels: memory.levels.map((l) => ({
+        ...l,
+        chance: Number(l.chance.toFixed(2)),
+        pool: Number.isFinite(l.pool) ? l.pool : null,
+        key: l.key.map((k) => k.slice(0, 60)),
+      })),
+    },
+  };
+}
