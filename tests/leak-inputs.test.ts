@@ -2,7 +2,7 @@
 // on its own in a prompt of fixed shape is the task's input; a subtotal of the lines, a signed balance of labelled
 // entries, a count, or any read while the unread content grows with the level is a shortcut past the task.
 import { describe, expect, it } from 'vitest';
-import { type InputSample, isTaskInputs, judgeInputs, type Read } from '../validators/leak-inputs.js';
+import { type InputSample, isTaskInputs, judgeInputs, MIN_READS, type Read } from '../validators/leak-inputs.js';
 import { numberLabels, promptNumbers } from '../validators/prompt-numbers.js';
 
 const noise = (i: number, k: number) => ((i + 3) * 7919 * (k + 5)) % 997;
@@ -35,6 +35,15 @@ describe('judgeInputs', () => {
   it('reads a number drawn on its own, in a prompt whose shape does not grow, as the task', () => {
     const s = samples(rows, (i) => noise(i, 99) + 1000);
     expect(isTaskInputs(s, last(s))).toBe(true);
+  });
+
+  it('judges nothing, and reads nothing, for a relation paid on fewer instances than MIN_READS', () => {
+    const count = samples(rows, (_, l) => l.length * 10 + 1);
+    expect(isTaskInputs(count, last(count))).toBe(false);
+    let read = 0;
+    const few = count.slice(0, MIN_READS - 1);
+    expect(isTaskInputs(few, (i) => (read++, last(few)(i)))).toBe(true);
+    expect(read).toBe(0);
   });
 
   it('reads a subtotal of the lines, a sum of a column and a count as determined by the unread numbers', () => {

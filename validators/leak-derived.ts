@@ -233,6 +233,9 @@ const same = (v: number, answer: number) => Math.abs(v - answer) <= 1e-9 * Math.
 const meets = (v: number, answer: Answer) =>
   Math.abs(v - answer.value) <= answer.half + 1e-9 * Math.max(1, Math.abs(answer.value));
 
+/** Whether a rule's value gives the answer: as printed (`approx`: a fitted or summed rule) or exactly. */
+const gives = (approx: boolean, v: number, answer: Answer) => (approx ? meets(v, answer) : same(v, answer.value));
+
 /**
  * The arithmetic reader: where most answers are numbers, every relation of the prompt's numbers at fixed
  * places that gives the answer is a rule; it earns a sample whose numbers give the answer by that relation.
@@ -270,9 +273,12 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
       // A relation that reads the task's own inputs is the task, not a shortcut past it (leak-inputs.ts), judged on the
       // instances it gives the answer on: there its reads are what the answer is computed from (at a fixed place a
       // relation reads the inputs of one prompt shape and other numbers in another).
-      const own = new Map<string, boolean>();
+      // Each relation's values at scale 1 are read once; a fitted scale or constant only moves them (valueOf), and the
+      // judgement depends on the relation and the instances it pays alone, so rules paying the same ones share it.
+      const [own, byRule, raw] = [new Map<string, boolean>(), new Map<string, boolean>(), new Map<number, number[]>()];
       let inputs: InputSample[] | undefined;
-      const isTask = (rule: string) => {
+      const isTask = (rule: string) => byRule.get(rule) ?? (byRule.set(rule, judgeTask(rule)).get(rule) as boolean);
+      const judgeTask = (rule: string) => {
         inputs ??= samples.map((e, i) => {
           const labels = numberLabels(e.instance.prompt);
           const p = numbers[i] as Numbers;
@@ -283,16 +289,23 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
             labels: labels.length === p.nums.length ? labels : [],
           };
         });
-        if (!own.has(rule)) {
-          const id = parseRule(rule).id;
-          const at = samples.flatMap((_, i) => (credit(rule, i, i) > 0 ? [i] : []));
+        const { id, scale, offset } = parseRule(rule);
+        const approx = /[x+]/.test(rule) || opOf(id).op.sum !== undefined;
+        let values = raw.get(id);
+        if (!values) raw.set(id, (values = numbers.map((p) => valueOf(String(id), p) ?? Number.NaN)));
+        const at = samples.flatMap((_, i) => {
+          const answer = answers[i];
+          return answer && gives(approx, scale * (values[i] as number) + offset, answer) ? [i] : [];
+        });
+        const key = `${id}:${at.join(',')}`;
+        if (!own.has(key)) {
           const sample = at.map((i) => inputs?.[i] as InputSample);
           own.set(
-            rule,
+            key,
             isTaskInputs(sample, (k) => readOf(id, numbers[at[k] as number] as Numbers)),
           );
         }
-        return own.get(rule) as boolean;
+        return own.get(key) as boolean;
       };
       /** What `rule`, read on sample `i`'s prompt, earns against sample `j`'s answer. */
       const credit = (rule: string, i: number, j: number) => {
@@ -300,8 +313,7 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
         if (answer === null || answer === undefined || answers[i] === null) return 0;
         const v = valueOf(rule, numbers[i] as Numbers);
         if (v === undefined) return 0;
-        const op = opOf(parseRule(rule).id).op;
-        return (/[x+]/.test(rule) || op.sum ? meets(v, answer) : same(v, answer.value)) ? 1 : 0;
+        return gives(/[x+]/.test(rule) || opOf(parseRule(rule).id).op.sum !== undefined, v, answer) ? 1 : 0;
       };
       return {
         *fit(i) {

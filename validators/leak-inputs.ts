@@ -325,6 +325,8 @@ export function judgeInputs(samples: readonly InputSample[], readOf: (i: number)
  * grow with the level while the reads follow its size (growth alone is a difficulty matter: distractors).
  */
 export function isTaskInputs(samples: readonly InputSample[], readOf: (i: number) => Read | undefined): boolean {
+  // Fewer instances than MIN_READS hold fewer reads: nothing is judged (tested first: most relations pay rarely).
+  if (samples.length < MIN_READS) return true;
   const j = judgeInputs(samples, readOf);
   if (j.reads < MIN_READS) return true;
   return j.determined < DETERMINED && j.dependence < DEPENDENCE && (j.growth < GROWTH || j.covaries < COVARIES);
