@@ -153,10 +153,16 @@ describe('leaks through formats and simple relations', () => {
   const minutes = (i: number) => 60 + ((i * 31) % 400);
 
   it('finds a quotient or a product of two printed numbers with a fitted scale, and leaves "a / b" tasks alone', () => {
+    // The totals are the legs' column sums (a van's log, st20 T6), the legs growing with the level: a leak.
+    const legKm = (i: number) => weightsOf(i).map((w, k) => 3 * w + k);
+    const legMin = (i: number) => weightsOf(i).map((w, k) => 4 * w + ((i + k) % 7) + 1);
     const quotient = pooled(
       rated((i) => [
-        ((60 * km(i)) / minutes(i)).toFixed(1),
-        `Legs ${(i % 7) + 3} and ${(i % 5) + 2} and ${i + 11}. Totals: ${km(i)} km, ${minutes(i)} min. In km/h?`,
+        ((60 * sum(legKm(i))) / sum(legMin(i))).toFixed(1),
+        [
+          ...legKm(i).map((d, k) => `${k + 1}. ${d} km in ${legMin(i)[k]} min`),
+          `Totals: ${sum(legKm(i))} km, ${sum(legMin(i))} min. In km/h?`,
+        ].join('\n'),
       ]),
       ARITHMETIC,
     );

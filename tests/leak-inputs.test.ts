@@ -2,7 +2,7 @@
 // on its own in a prompt of fixed shape is the task's input; a subtotal of the lines, a signed balance of labelled
 // entries, a count, or any read while the unread content grows with the level is a shortcut past the task.
 import { describe, expect, it } from 'vitest';
-import { type InputSample, isTaskInputs, judgeInputs, type Read } from '../validators/leak-inputs.js';
+import { type InputSample, isTaskInputs, judgeInputs, MIN_READS, type Read } from '../validators/leak-inputs.js';
 import { numberLabels, promptNumbers } from '../validators/prompt-numbers.js';
 
 const noise = (i: number, k: number) => ((i + 3) * 7919 * (k + 5)) % 997;
@@ -37,6 +37,15 @@ describe('judgeInputs', () => {
     expect(isTaskInputs(s, last(s))).toBe(true);
   });
 
+  it('judges nothing, and reads nothing, for a relation paid on fewer instances than MIN_READS', () => {
+    const count = samples(rows, (_, l) => l.length * 10 + 1);
+    expect(isTaskInputs(count, last(count))).toBe(false);
+    let read = 0;
+    const few = count.slice(0, MIN_READS - 1);
+    expect(isTaskInputs(few, (i) => (read++, last(few)(i)))).toBe(true);
+    expect(read).toBe(0);
+  });
+
   it('reads a subtotal of the lines, a sum of a column and a count as determined by the unread numbers', () => {
     const products = samples(rows, (_, l) => numbersOf(l).reduce((a, [x, y]) => a + (x as number) * (y as number), 0));
     expect(judgeInputs(products, last(products)).determined).toBeGreaterThan(0.9);
@@ -65,7 +74,9 @@ describe('judgeInputs', () => {
     expect(j.growth).toBeLessThan(0.5);
   });
 
-  it('reads a number drawn on its own as a shortcut where the unread content grows with the level', () => {
+  // Growth alone is no evidence (fixgate, session 20): distractors that grow with the level beside a number drawn on
+  // its own leave it the task's input; a number that follows the growing content's size is a shortcut past it.
+  it('reads a number drawn on its own as the task where only the unread content grows with the level', () => {
     const growing = samples(
       (i, level) => rows(i).slice(0, 1 + level),
       (i) => noise(i, 99) + 1000,
@@ -73,6 +84,23 @@ describe('judgeInputs', () => {
     const j = judgeInputs(growing, last(growing));
     expect(j.determined).toBeLessThan(0.5);
     expect(j.growth).toBeGreaterThan(0.5);
+    expect(j.covaries).toBeLessThan(0.3);
+    expect(isTaskInputs(growing, last(growing))).toBe(true);
+  });
+
+  it('reads a number that follows the growing content as a shortcut', () => {
+    // The count of the unread numbers over 500 (not a fitted aggregate), printed with noise: it moves with the rows.
+    const over = (l: string[]) =>
+      numbersOf(l)
+        .flat()
+        .filter((x) => x > 500).length;
+    const growing = samples(
+      (i, level) => rows(i).slice(0, 1 + level + (i % 3)),
+      (i, l) => 7 * over(l) + (noise(i, 99) % 9),
+    );
+    const j = judgeInputs(growing, last(growing));
+    expect(j.growth).toBeGreaterThan(0.5);
+    expect(j.covaries).toBeGreaterThan(0.3);
     expect(isTaskInputs(growing, last(growing))).toBe(false);
   });
 });

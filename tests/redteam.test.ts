@@ -596,4 +596,5 @@ singleTurnCorpus('red team rts21: tests/fixtures/redteam-st21/', 'redteam-st21')
 singleTurnCorpus('red team rt22 (session 17, every kind): tests/fixtures/redteam-s17/', 'redteam-s17');
 singleTurnCorpus('red team rt23s (session 18): tests/fixtures/redteam-s18s/', 'redteam-s18s');
 singleTurnCorpus('red team rt24 (session 18, every kind): tests/fixtures/redteam-s18/', 'redteam-s18');
+singleTurnCorpus('leak-gate (session 20, fixgate): tests/fixtures/leak-gate/', 'leak-gate');
 singleTurnCorpus('red team rt26s (session 20): tests/fixtures/redteam-s20s/', 'redteam-s20s');

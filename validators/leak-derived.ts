@@ -1,11 +1,10 @@
 // A reader family (readers.ts) of trivial arithmetic or formatting: the prompt's numbers are read with their
 // formats normalised (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in
-// words as in "four thousand and seven": leak-words.ts), and simple relations of them at fixed places (a
-// number itself, ±1, ×k, ÷k, the sum, difference, midpoint, product or quotient of two, the last two with a
-// scale fitted on half the instances, as in 60 × a / b; one number times a fitted factor or plus a fitted
-// constant; the sum or mean of a run of 3-6 consecutive numbers or of one line's numbers) are its rules. Scaled
-// and two-number relations count only in prompts with four numbers or more ("a + b" alone is the task, not a
-// leak), a run or a line's sum in prompts with two numbers more than it reads and that it reads at most half of.
+// words: leak-words.ts), and simple relations of them at fixed places (a number itself, ±1, ×k, ÷k, the sum,
+// difference, midpoint, product or quotient of two, the last two with a scale fitted as in 60 × a / b; one number
+// times a fitted factor or plus a fitted constant; the sum or mean of a run of 3-6 numbers or of one line's) are its
+// rules. Single-turn, in prompts of any count of numbers, a relation that reads the task's own inputs is the task
+// (leak-inputs.ts: "a + b" alone reads what nothing else in the prompt determines); a sum reads at most half of them.
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
@@ -108,7 +107,7 @@ interface Numbers {
   nums: number[];
   runs: number[];
   words: number[];
-  /** Scaled and two-number relations count only where the prompt holds this many numbers. */
+  /** Relations beyond a number itself and ±1 count only where the prompt holds this many numbers (episodic: 2). */
   relations: number;
   /** Whether products and quotients with a fitted scale, fitted factors and offsets and sums are read (single-turn). */
   scaled: boolean;
@@ -137,7 +136,7 @@ function summed(op: Op, a: number, b: number, p: Numbers): number | undefined {
     read = i >= 0 ? p.lines[i] : undefined;
   }
   // At most half the prompt's numbers: a sum of (nearly) all of them is the task's own aggregate (a list's mean).
-  if (!read || n < read.length + p.relations - 2 || 2 * read.length > n) return undefined;
+  if (!read || 2 * read.length > n) return undefined;
   const total = read.reduce((x, y) => x + y, 0);
   return op.mean ? total / read.length : total;
 }
@@ -234,11 +233,15 @@ const same = (v: number, answer: number) => Math.abs(v - answer) <= 1e-9 * Math.
 const meets = (v: number, answer: Answer) =>
   Math.abs(v - answer.value) <= answer.half + 1e-9 * Math.max(1, Math.abs(answer.value));
 
+/** Whether a rule's value gives the answer: as printed (`approx`: a fitted or summed rule) or exactly. */
+const gives = (approx: boolean, v: number, answer: Answer) => (approx ? meets(v, answer) : same(v, answer.value));
+
 /**
  * The arithmetic reader: where most answers are numbers, every relation of the prompt's numbers at fixed
  * places that gives the answer is a rule; it earns a sample whose numbers give the answer by that relation.
- * Scaled and two-number relations count in prompts with `relations` numbers or more (a single-turn "a + b"
- * with two numbers is the task; an episodic decision value the prompt alone fixes is not).
+ * Relations beyond a number itself and ±1 count in prompts with `relations` numbers or more (episodic: a decision
+ * value the prompt alone fixes). With `scaled` (single-turn) products and quotients get a fitted scale, fitted
+ * factors, offsets and sums are read, and a relation that reads the task's own inputs is the task (leak-inputs.ts).
  */
 export function arithmeticReader(relations: number, scaled = false): ReaderFamily {
   return {
@@ -267,10 +270,15 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
           lineOf: lines.lineOf.length === nums.length ? lines.lineOf : [],
         };
       });
-      // A relation that reads the task's own inputs is the task, not a shortcut past it (leak-inputs.ts).
-      const own = new Map<number, boolean>();
+      // A relation that reads the task's own inputs is the task, not a shortcut past it (leak-inputs.ts), judged on the
+      // instances it gives the answer on: there its reads are what the answer is computed from (at a fixed place a
+      // relation reads the inputs of one prompt shape and other numbers in another).
+      // Each relation's values at scale 1 are read once; a fitted scale or constant only moves them (valueOf), and the
+      // judgement depends on the relation and the instances it pays alone, so rules paying the same ones share it.
+      const [own, byRule, raw] = [new Map<string, boolean>(), new Map<string, boolean>(), new Map<number, number[]>()];
       let inputs: InputSample[] | undefined;
-      const isTask = (id: number) => {
+      const isTask = (rule: string) => byRule.get(rule) ?? (byRule.set(rule, judgeTask(rule)).get(rule) as boolean);
+      const judgeTask = (rule: string) => {
         inputs ??= samples.map((e, i) => {
           const labels = numberLabels(e.instance.prompt);
           const p = numbers[i] as Numbers;
@@ -281,13 +289,31 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
             labels: labels.length === p.nums.length ? labels : [],
           };
         });
-        const sample = inputs;
-        if (!own.has(id))
+        const { id, scale, offset } = parseRule(rule);
+        const approx = /[x+]/.test(rule) || opOf(id).op.sum !== undefined;
+        let values = raw.get(id);
+        if (!values) raw.set(id, (values = numbers.map((p) => valueOf(String(id), p) ?? Number.NaN)));
+        const at = samples.flatMap((_, i) => {
+          const answer = answers[i];
+          return answer && gives(approx, scale * (values[i] as number) + offset, answer) ? [i] : [];
+        });
+        const key = `${id}:${at.join(',')}`;
+        if (!own.has(key)) {
+          const sample = at.map((i) => inputs?.[i] as InputSample);
           own.set(
-            id,
-            isTaskInputs(sample, (i) => readOf(id, numbers[i] as Numbers)),
+            key,
+            isTaskInputs(sample, (k) => readOf(id, numbers[at[k] as number] as Numbers)),
           );
-        return own.get(id) as boolean;
+        }
+        return own.get(key) as boolean;
+      };
+      /** What `rule`, read on sample `i`'s prompt, earns against sample `j`'s answer. */
+      const credit = (rule: string, i: number, j: number) => {
+        const answer = answers[j];
+        if (answer === null || answer === undefined || answers[i] === null) return 0;
+        const v = valueOf(rule, numbers[i] as Numbers);
+        if (v === undefined) return 0;
+        return gives(/[x+]/.test(rule) || opOf(parseRule(rule).id).op.sum !== undefined, v, answer) ? 1 : 0;
       };
       return {
         *fit(i) {
@@ -297,19 +323,11 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
           hitsOf(numbers[i] as Numbers, answer, found);
           for (const rule of found) yield [rule, 1];
         },
-        credit(rule, i, j) {
-          const answer = answers[j];
-          if (answer === null || answer === undefined || answers[i] === null) return 0;
-          const v = valueOf(rule, numbers[i] as Numbers);
-          if (v === undefined) return 0;
-          const op = opOf(parseRule(rule).id).op;
-          return (/[x+]/.test(rule) || op.sum ? meets(v, answer) : same(v, answer.value)) ? 1 : 0;
-        },
+        credit,
         describe: (rule) => `the answer is ${ruleName(rule)} of the prompt (formats normalised)`,
         task(rule) {
-          const id = parseRule(rule).id;
-          const op = opOf(id).op;
-          return scaled && op.arity !== 0 && OPS.indexOf(op) > 2 && isTask(id);
+          const op = opOf(parseRule(rule).id).op;
+          return scaled && op.arity !== 0 && OPS.indexOf(op) > 2 && isTask(rule);
         },
       };
     },
@@ -317,7 +335,7 @@ export function arithmeticReader(relations: number, scaled = false): ReaderFamil
 }
 
 /**
- * The single-turn arithmetic reader: relations of two numbers (products and quotients with a fitted scale too) only
- * in prompts with four numbers or more.
+ * The single-turn arithmetic reader: every relation in prompts of any count of numbers, the task's own inputs told from
+ * a shortcut past them by what the relation leaves unread (leak-inputs.ts), not by counting the prompt's numbers.
  */
-export const ARITHMETIC: ReaderFamily = arithmeticReader(4, true);
+export const ARITHMETIC: ReaderFamily = arithmeticReader(0, true);

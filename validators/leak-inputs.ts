@@ -1,9 +1,9 @@
-// Whether a relation of printed numbers is the task itself or a shortcut past it, by what the sandbox observes: it is
-// a leak when (a) what it reads (each read number, or its value) is determined by what it leaves unread, fitted on
-// half of each level's instances and judged on the other half (least squares over the unread numbers' signed sums by
-// label, their aggregates and the prompt's structure; rank dependence on the same), or (b) the unread content (numbers,
-// lines, letters) grows with the level, so the level's work lies where the relation does not look. Otherwise it reads
-// the task's own inputs and is the task: a difficulty matter, not a leak. No count of numbers, no wording decides it.
+// Whether a relation of printed numbers is the task itself or a shortcut past it, by what the sandbox observes: a
+// leak when (a) what it reads is determined by what it leaves unread (held-out least squares over the unread numbers'
+// labelled sums, aggregates and the prompt's structure, its groups' sizes too; or held-out rank dependence), or (b) the
+// unread content grows with the level AND the reads co-vary with its size within a level. Growth alone is difficulty
+// (distractors), no evidence. Otherwise it reads the task's own inputs and is the task, whatever the count of numbers.
+import { promptStructure } from './prompt-numbers.js';
 
 /** One instance as this test sees it: its level, its numbers, the line and the label of each number, its prompt. */
 export interface InputSample {
@@ -28,6 +28,13 @@ export const DETERMINED = 0.9;
 export const DEPENDENCE = 0.5;
 /** Rank correlation of the unread content's size with the level at or above which the content grows (with a margin). */
 export const GROWTH = 0.5;
+/** Held-out within-level rank correlation of a read quantity with the unread content's size at or above which the
+ * reads follow the growing content (b): weaker than DEPENDENCE, as it counts only together with growth. */
+export const COVARIES = 0.3;
+/** Reads below which nothing is judged (the relation is the task), and the z a rank dependence must reach over the
+ * noise of that many pairs (a held-out correlation's spread is 1/√n): a few instances show no dependence. */
+export const MIN_READS = 40;
+const NOISE_Z = 4;
 /** Instances with a value and a feature below which a correlation or a fit is not read. */
 const MIN_PAIRS = 12;
 /** The unread numbers at places from the start and the end that are features of their own. */
@@ -48,18 +55,10 @@ function known(s: InputSample) {
     s.labels.forEach((ls, i) => {
       for (const l of ls) byLabel.set(l, [...(byLabel.get(l) ?? []), i]);
     });
-    k = { structure: structure(s.prompt), byLabel };
+    k = { structure: promptStructure(s.prompt), byLabel };
     perSample.set(s, k);
   }
   return k;
-}
-
-/** The prompt's structure (no digits: a read number's own width must not move it): lines, items, words, letters. */
-function structure(prompt: string): number[] {
-  const text = prompt.slice(0, 50_000);
-  const lines = text.split('\n');
-  const items = lines.filter((l) => /^\s*(?:[-*•]|\d+[.)])\s/.test(l)).length;
-  return [lines.length, items, (text.match(/[A-Za-z]+/g) ?? []).length, (text.match(/[A-Za-z]/g) ?? []).length];
 }
 
 /** Aggregates of the numbers a relation leaves unread: count, sums (all, by label, by line, by column), places. */
@@ -117,15 +116,18 @@ function levelRanks(values: Column, levels: readonly number[]): Column {
   return out;
 }
 
-/** Pearson correlation of the pairs both lists hold among `at`; 0 where too few or one side is constant. */
+/** Pearson correlation of the pairs both lists hold among `at`, and their count; 0 where too few or one is constant. */
 function correlation(x: Column, y: Column, at: readonly number[]): number {
+  return paired(x, y, at)[0];
+}
+function paired(x: Column, y: Column, at: readonly number[]): [r: number, pairs: number] {
   const pairs = at.flatMap((i) => (x[i] !== undefined && y[i] !== undefined ? [[x[i], y[i]] as [number, number]] : []));
-  if (pairs.length < MIN_PAIRS) return 0;
+  if (pairs.length < MIN_PAIRS) return [0, pairs.length];
   const mx = sum(pairs.map((p) => p[0])) / pairs.length;
   const my = sum(pairs.map((p) => p[1])) / pairs.length;
   let [sxy, sxx, syy] = [0, 0, 0];
   for (const [a, b] of pairs) [sxy, sxx, syy] = [sxy + (a - mx) * (b - my), sxx + (a - mx) ** 2, syy + (b - my) ** 2];
-  return sxx > 1e-12 && syy > 1e-12 ? sxy / Math.sqrt(sxx * syy) : 0;
+  return [sxx > 1e-12 && syy > 1e-12 ? sxy / Math.sqrt(sxx * syy) : 0, pairs.length];
 }
 
 /** `values` less their level's mean over `at` (undefined where missing): what varies within a level. */
@@ -214,54 +216,73 @@ function heldOutFit(
   return (scores[0] as number) / 2 + (scores[1] as number) / 2;
 }
 
-/** The held-out within-level rank correlation of the quantity-feature pair chosen on the other fold; mean of two. */
+/**
+ * The held-out within-level rank correlation of the quantity-feature pair chosen on the other fold, signed as it was
+ * there (a dependence holds its sign on fresh instances; noise keeps none); the mean over the two folds, 0 where it
+ * is within NOISE_Z spreads of noise over the pairs judged (1/√n: a feature a few prompts hold shows no dependence).
+ */
 function heldOutDependence(quantities: Column[], features: Column[], levels: number[], fold: number[]): number {
   const [q, f] = [quantities.map((c) => levelRanks(c, levels)), features.map((c) => levelRanks(c, levels))];
   const folds = [0, 1].map((g) => fold.flatMap((h, i) => (h === g ? [i] : [])));
-  const scores = [0, 1].map((g) => {
+  const scores = [0, 1].map((g): [number, number] => {
     let best: [Column, Column, number] | undefined;
     for (const a of q)
       for (const b of f) {
-        const r = Math.abs(correlation(a, b, folds[g] as number[]));
-        if (!best || r > best[2]) best = [a, b, r];
+        const r = correlation(a, b, folds[g] as number[]);
+        if (!best || Math.abs(r) > Math.abs(best[2])) best = [a, b, r];
       }
-    return best ? Math.abs(correlation(best[0], best[1], folds[1 - g] as number[])) : 0;
+    if (!best) return [0, 0];
+    const [r, n] = paired(best[0], best[1], folds[1 - g] as number[]);
+    return [Math.sign(best[2]) * r, n];
   });
-  return (scores[0] as number) / 2 + (scores[1] as number) / 2;
+  const [[r0, n0], [r1, n1]] = scores as [[number, number], [number, number]];
+  const mean = r0 / 2 + r1 / 2;
+  return mean >= NOISE_Z / Math.sqrt(Math.max(1, n0 + n1)) ? mean : 0;
 }
 
-/** How strongly the unread content's size (numbers, lines without a read number, letters) grows with the level. */
-function growth(samples: readonly InputSample[], reads: ReadonlyArray<Read | undefined>): number {
-  const at = reads.flatMap((r, i) => (r ? [i] : []));
-  const levels = samples.map((s) => s.level);
-  const sizes: Column[] = [
+/** The unread content's size per sample: numbers, lines without a read number, letters, the largest group of lines. */
+function sizes(samples: readonly InputSample[], reads: ReadonlyArray<Read | undefined>): Column[] {
+  return [
     samples.map((s, i) => (reads[i] ? s.nums.length - new Set(reads[i]?.indices).size : undefined)),
     samples.map((s, i) => {
       const readLines = new Set(reads[i]?.indices.map((k) => s.lineOf[k]));
       return reads[i] && s.lineOf.length ? (known(s).structure[0] as number) - readLines.size : undefined;
     }),
     samples.map((s, i) => (reads[i] ? known(s).structure[3] : undefined)),
+    samples.map((s, i) => (reads[i] ? known(s).structure.at(-1) : undefined)),
   ];
+}
+
+/** How strongly the unread content's size (`sizes`) grows with the level. */
+function growth(samples: readonly InputSample[], reads: ReadonlyArray<Read | undefined>, size: Column[]): number {
+  const at = reads.flatMap((r, i) => (r ? [i] : []));
+  const levels = samples.map((s) => s.level);
   const flat = levels.map(() => 0);
   const levelRank = levelRanks(levels, flat);
   let top = 0;
-  for (const size of sizes) {
+  for (const column of size) {
     const mean = (l: number) => {
-      const xs = at.filter((i) => levels[i] === l && size[i] !== undefined).map((i) => size[i] as number);
+      const xs = at.filter((i) => levels[i] === l && column[i] !== undefined).map((i) => column[i] as number);
       return sum(xs) / Math.max(1, xs.length);
     };
     const used = at.map((i) => levels[i] as number);
     const [lo, hi] = [mean(Math.min(...used)), mean(Math.max(...used))];
-    if (hi - lo >= Math.max(1, 0.1 * lo)) top = Math.max(top, correlation(levelRanks(size, flat), levelRank, at));
+    if (hi - lo >= Math.max(1, 0.1 * lo)) top = Math.max(top, correlation(levelRanks(column, flat), levelRank, at));
   }
   return top;
 }
 
-/** What the test measured for a relation: (a) the best held-out fit and rank dependence, (b) the content's growth. */
+/**
+ * What the test measured for a relation: (a) the best held-out fit and rank dependence, (b) the content's growth and
+ * the reads' held-out within-level rank dependence on the content's size.
+ */
 export interface InputsJudgement {
   determined: number;
   dependence: number;
   growth: number;
+  covaries: number;
+  /** The instances the relation reads. */
+  reads: number;
 }
 
 /** The measures behind `isTaskInputs`, for a relation that reads `readOf(i)` on sample i (undefined: none). */
@@ -289,15 +310,24 @@ export function judgeInputs(samples: readonly InputSample[], readOf: (i: number)
   const features: Column[] = Array.from({ length: count }, (_, f) => rows.map((r) => r[f]));
   // A feature missing on an instance (a place its prompt lacks) is left out of the fit, not the instance.
   const whole = features.filter((c) => reads.every((r, i) => !r || c[i] !== undefined));
+  const size = sizes(samples, reads);
   return {
     determined: Math.max(0, ...quantities.map((q) => heldOutFit(q, whole, levels, fold))),
     dependence: heldOutDependence(quantities, features, levels, fold),
-    growth: growth(samples, reads),
+    growth: growth(samples, reads, size),
+    covaries: heldOutDependence(quantities, size, levels, fold),
+    reads: reads.filter(Boolean).length,
   };
 }
 
-/** Whether a relation reads the task's own inputs: nothing unread determines its reads and the unread does not grow. */
+/**
+ * Whether a relation reads the task's own inputs: nothing unread determines its reads, and the unread content does not
+ * grow with the level while the reads follow its size (growth alone is a difficulty matter: distractors).
+ */
 export function isTaskInputs(samples: readonly InputSample[], readOf: (i: number) => Read | undefined): boolean {
+  // Fewer instances than MIN_READS hold fewer reads: nothing is judged (tested first: most relations pay rarely).
+  if (samples.length < MIN_READS) return true;
   const j = judgeInputs(samples, readOf);
-  return j.determined < DETERMINED && j.dependence < DEPENDENCE && j.growth < GROWTH;
+  if (j.reads < MIN_READS) return true;
+  return j.determined < DETERMINED && j.dependence < DEPENDENCE && (j.growth < GROWTH || j.covaries < COVARIES);
 }

@@ -1,5 +1,6 @@
 // The prompt's numbers as the arithmetic reader reads them: in order with their formats normalised (thousands
-// separators, digits spelled one by one), per line, and each with its labels (the words that name it on its line).
+// separators, digits spelled one by one), per line, and each with its labels (the words that name it on its line);
+// and the prompt's structure without its digits (lines, items, words, letters, its groups of lines).
 
 /** A number: sign, digits with thousands separators (",", "_", "'", thin and no-break spaces), decimals. */
 const NUMBER = /(?<![\w.])([+-]?)(\d{1,3}(?:[,_'\u202f\u00a0]\d{3})+|\d+)(\.\d+)?(?![\w])/g;
@@ -70,4 +71,41 @@ export function lineNumbers(prompt: string): { lines: number[][]; lineIds: numbe
       if (nums.length >= 2 && lines.length < 200) lines.push(nums) && lineIds.push(k);
     });
   return { lines, lineIds, lineOf };
+}
+
+/** The groups of lines whose sizes are features of their own (promptStructure). */
+const GROUPS = 4;
+
+/**
+ * The prompt's structure (no digits: a read number's own width must not move it): lines, items, words, letters, and
+ * the sizes of its first GROUPS groups of lines and of its largest (a group: consecutive non-blank lines, broken at a
+ * header line ending in ":" and where item lines and plain lines meet; "Shelf A:", its titles, "Shelf B:", its).
+ */
+export function promptStructure(prompt: string): number[] {
+  const text = prompt.slice(0, 50_000);
+  const lines = text.split('\n');
+  const isItem = (l: string) => /^\s*(?:[-*•]|\d+[.)])\s/.test(l);
+  const groups: number[] = [];
+  let size = 0;
+  let item = false;
+  for (const line of lines) {
+    const breaks = line.trim() === '' || /:\s*$/.test(line);
+    if (size > 0 && (breaks || isItem(line) !== item)) {
+      groups.push(size);
+      size = 0;
+    }
+    if (breaks) continue;
+    size++;
+    item = isItem(line);
+  }
+  if (size > 0) groups.push(size);
+  const words = (text.match(/[A-Za-z]+/g) ?? []).length;
+  return [
+    lines.length,
+    lines.filter(isItem).length,
+    words,
+    (text.match(/[A-Za-z]/g) ?? []).length,
+    ...Array.from({ length: GROUPS }, (_, k) => groups[k] ?? 0),
+    groups.reduce((a, b) => Math.max(a, b), 0),
+  ];
 }
