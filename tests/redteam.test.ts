@@ -597,3 +597,4 @@ singleTurnCorpus('red team rt22 (session 17, every kind): tests/fixtures/redteam
 singleTurnCorpus('red team rt23s (session 18): tests/fixtures/redteam-s18s/', 'redteam-s18s');
 singleTurnCorpus('red team rt24 (session 18, every kind): tests/fixtures/redteam-s18/', 'redteam-s18');
 singleTurnCorpus('red team rt26s (session 20): tests/fixtures/redteam-s20s/', 'redteam-s20s');
+singleTurnCorpus('red team rt27s (session 21): tests/fixtures/redteam-s21s/', 'redteam-s21s');
