@@ -11,8 +11,9 @@ import { expectDecided, judge, readFixture, readRedteam } from './helpers/redtea
 import { validationSeeds } from './helpers/validation-seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
 
-// With the code entries of red teams rtS, rts20, rts21, rt22, rt23s, rt24 and rt25 (tests/fixtures/redteam-st19/,
-// st20/, st21/, s17/, s18s/, s18/ and s19/; tests/redteam.test.ts judges their single-turn ones).
+// With the code entries of red teams rtS, rts20, rts21, rt22, rt23s, rt24, rt25 and rt27s
+// (tests/fixtures/redteam-st19/, st20/, st21/, s17/, s18s/, s18/, s19/ and s21c/; tests/redteam.test.ts judges their
+// single-turn ones).
 const MANIFEST = [
   ...readRedteam(['redteam-code']),
   ...readRedteam([
@@ -23,6 +24,7 @@ const MANIFEST = [
     'redteam-s18s',
     'redteam-s18',
     'redteam-s19',
+    'redteam-s21c',
   ]).filter((e) => e.kind === 'code'),
 ];
 const pool = new SandboxPool({ workers: 2 });

@@ -598,3 +598,4 @@ singleTurnCorpus('red team rt23s (session 18): tests/fixtures/redteam-s18s/', 'r
 singleTurnCorpus('red team rt24 (session 18, every kind): tests/fixtures/redteam-s18/', 'redteam-s18');
 singleTurnCorpus('leak-gate (session 20, fixgate): tests/fixtures/leak-gate/', 'leak-gate');
 singleTurnCorpus('red team rt26s (session 20): tests/fixtures/redteam-s20s/', 'redteam-s20s');
+singleTurnCorpus('red team rt27s (session 21): tests/fixtures/redteam-s21s/', 'redteam-s21s');
