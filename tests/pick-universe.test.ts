@@ -72,7 +72,7 @@ describe('the entities a pick chooses among', () => {
     expect(log[1]?.args.queue).toBe('billing');
   });
 
-  it('keeps one the tool acts on, or answers otherwise (a refund the score forbids, a refusal with a reason)', async () => {
+  it('keeps one the tool acts on or answers otherwise (a forbidden refund, a refusal with a reason)', async () => {
     const acts = await kept((id) => (id === 'TK9999' ? ['No ticket TK9999.', false] : [`${id} routed.`, true]));
     expect(acts.candidates).toEqual(['tk4821', 'tk5310', 'tk0000']);
     const reason = await kept((id) =>
@@ -85,12 +85,12 @@ describe('the entities a pick chooses among', () => {
     expect(reason.candidates).toHaveLength(3);
   });
 
-  it('keeps one answered as unknown whose call still changes the state (a world that records the attempt)', async () => {
+  it('keeps one answered as unknown whose call changes the state (a world that records the try)', async () => {
     const r = await kept((id) => (known.has(id) ? [`${id} routed.`, true] : [`No ticket ${id}.`, id === 'TK0000']));
     expect(r.candidates).toHaveLength(3);
   });
 
-  it('refuses nothing where the tool answers a known id as it answers an unknown one (the probe tells nothing)', async () => {
+  it('refuses nothing where the tool answers a known id as an unknown one (the probe tells nothing)', async () => {
     const r = await kept(() => ['List the tickets first.', false]);
     expect(r.candidates).toHaveLength(3);
   });
