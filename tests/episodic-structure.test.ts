@@ -80,12 +80,16 @@ const meta = {
  * Episodes of 8 servers with ids spread by the episode's number; the reference shuts down two, the listing printed by
  * `print`.
  */
-function episodes(print: (ids: string[], hot: string[], k: number) => string, n = 24) {
+function episodes(
+  print: (ids: string[], hot: string[], k: number) => string,
+  n = 24,
+  choose = (ids: string[], k: number) => [ids[k % 8] as string, ids[(k + 3) % 8] as string],
+) {
   const refs: Rollout[] = [];
   const openings = [];
   for (let k = 0; k < n; k += 1) {
     const ids = Array.from({ length: 8 }, (_, j) => `SRV${100 + ((k * 37 + j * 53) % 900)}`);
-    const hot = [ids[k % 8] as string, ids[(k + 3) % 8] as string];
+    const hot = choose(ids, k);
     const actions = [...hot.map((server) => ({ tool: 'shutdown', args: { server } })), { tool: 'close', args: {} }];
     refs.push({
       ok: true,
@@ -134,6 +138,20 @@ describe('the selection reader', () => {
         episodes((ids, hot) => `Servers: ${ids.map((i) => (hot.includes(i) ? i.toLowerCase() : i)).join(', ')}`).pooled,
       ),
     ).toBeGreaterThan(0.7);
+  });
+
+  it('judges "all but the last listed" as the exact set, whose chance is 1 / C(N, k), not an overlap of 7/8', () => {
+    // redteam-s20e S4: the excepted entity always listed last; the pick is right or wrong per episode as a whole.
+    const allButOne = (ids: string[], k: number) => ids.filter((_, j) => j !== k % 8);
+    const last = episodes(
+      (ids, hot) => [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n'),
+      24,
+      allButOne,
+    );
+    expect(last.pooled.every((t) => t.chance === 1 / 8)).toBe(true);
+    expect(rate(last.pooled)).toBeGreaterThan(0.7);
+    const sorted = episodes((ids) => [...ids].sort().join('\n'), 24, allButOne);
+    expect(rate(sorted.pooled)).toBeLessThan(0.2);
   });
 
   it("leaves a choice the rules' own words mark in the listing to the agent (a stated rule, shown)", () => {

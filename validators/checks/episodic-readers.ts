@@ -20,6 +20,7 @@ import { askLog, askSamples, asksOf, askTrials, type Ask, type AskSample } from 
 import { digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Replies } from '../episodic/readers.js';
 import { arithmeticSamples, EPISODIC_ARITHMETIC } from '../episodic/arithmetic.js';
 import { pickSamples, pickTrials } from '../episodic/selection.js';
+import { knownPicks } from '../episodic/pick-universe.js';
 import { readOpening } from '../episodic/differential.js';
 import { judgeReaders } from '../readers.js';
 import { replayOf, type EpisodicCheck } from './episodic.js';
@@ -240,7 +241,7 @@ export const episodicReaders: EpisodicCheck = {
           );
         }
         // The entities a reference picks out of a listing, read off the listing's structure (rank, layout, counts).
-        for (const [slot, samples] of pickSamples(ctx.meta, refs, opening)) {
+        for (const [slot, samples] of await knownPicks(pickSamples(ctx.meta, refs, opening), refs, tools.run)) {
           if (samples.length < ctx.options.readerMinSamples) continue;
           const t = pickTrials(samples);
           metrics[`picks ${slot}`] = t.rules;

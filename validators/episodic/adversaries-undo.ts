@@ -70,7 +70,7 @@ export function undoRetryLog(r: Rollout, axis: Axis, decisions: Decision[], rese
 }
 
 /** An id shaped like `like` (its digits zeroed, then nines) that names none of `known`. */
-function unknownId(like: string, known: ReadonlySet<string>): string {
+export function unknownId(like: string, known: ReadonlySet<string>): string {
   for (const digit of ['0', '9']) {
     const id = /\d/.test(like) ? like.replace(/\d/g, digit) : `${like.slice(0, -1)}${digit}`;
     if (!known.has(id.toLowerCase())) return id;

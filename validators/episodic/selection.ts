@@ -2,7 +2,7 @@
 // servers it shuts down), read off the structure of the listings a policy sees before acting (the replies of
 // tools without arguments; the prompt states the task and names entities for it): a rank, a layout, a mention
 // count, the id's parity. Fitted on half the episodes as a set of marking values at one place, judged on the
-// other half against a random pick of as many.
+// other half as the exact chosen set, against a random pick of as many.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Trial } from '../checks/rules.js';
@@ -23,6 +23,11 @@ export interface PickSample {
   candidates: string[];
   chosen: Set<string>;
   fields: Map<string, string[]>;
+  /** The reference episode (its index), the tool and argument of the pick, and each candidate as first printed. */
+  of: number;
+  tool: string;
+  arg: string;
+  printed: Map<string, string>;
 }
 
 /**
@@ -79,9 +84,11 @@ export function pickSamples(
         ];
         const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
         const fields = new Map<string, string[]>();
+        const printed = new Map<string, string>();
         for (const [source, text] of texts) {
           const p = parsed(text);
           for (const id of p.order) {
+            if (!printed.has(id)) printed.set(id, (p.cells.get(id) as { printed: string }).printed);
             const own = fields.get(id) ?? [...idFields(id)];
             own.push(
               ...structuralFields(source, p, id),
@@ -96,7 +103,7 @@ export function pickSamples(
         const listed = candidates.filter((c) => chosen.has(c)).length;
         return listed === 0 || listed === candidates.length
           ? []
-          : [{ level: r.level, value: '', candidates, chosen, fields }];
+          : [{ level: r.level, value: '', candidates, chosen, fields, of: i, tool: tool.name, arg, printed }];
       });
       if (samples.length > 0) out.set(`${tool.name}.${arg}`, samples);
     }
@@ -152,19 +159,27 @@ function fitMarks(samples: readonly PickSample[], fit: number[]): Marks | null {
 const picked = (m: Marks, s: PickSample) =>
   s.candidates.filter((c) => (s.fields.get(c) ?? []).some((f) => split(f)[0] === m.place && m.marks.has(split(f)[1])));
 
+/** The number of ways to pick `k` of `n` (0 outside 0..n). */
+function choose(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  const m = Math.min(k, n - k);
+  let c = 1;
+  for (let i = 1; i <= m; i++) c = (c * (n - m + i)) / i;
+  return Math.round(c);
+}
+
 /**
- * A pick scored as a set: its overlap with the choice over the larger of the two, against a random pick of as many from
- * the candidates.
+ * A pick scored as the score judges the decision, the episode's chosen set exactly (redteam-s20e S4): 1 where the
+ * pick is the listed chosen set, against the chance that a policy seeing how many entities the episode lists (N, those
+ * the tool knows: pick-universe.ts) and how many the reference picks (k) picks that set at random, 1 / C(N, k): 'all'
+ * or 'none' is sure, never a leak. An overlap's chance grows toward 1 as the chosen set grows toward the whole listing
+ * ('all but the gift card'), hiding a perfect reader inside the tolerance.
  */
 function judgePick(m: Marks, s: PickSample): { win: number; chance: number } {
   const p = picked(m, s);
-  if (p.length === 0) return { win: 0, chance: 0 };
-  const size = Math.max(p.length, s.chosen.size);
   const listed = s.candidates.filter((c) => s.chosen.has(c)).length;
-  return {
-    win: p.filter((c) => s.chosen.has(c)).length / size,
-    chance: (p.length * listed) / s.candidates.length / size,
-  };
+  const exact = p.length === listed && p.every((c) => s.chosen.has(c));
+  return { win: exact ? 1 : 0, chance: 1 / choose(s.candidates.length, listed) };
 }
 
 /** Two-fold trials of the selection reader. */
