@@ -26,13 +26,23 @@ interface Form {
   step?: number;
   /** Each line opened by a shelf and a bin number (data a column sum does not read). */
   shelves?: boolean;
+  /** The total rounded to this many significant figures (the reference written as a whole number). */
+  figures?: number;
+  /** The fewest and most parcels (10 to 60 unless said). */
+  parcels?: readonly [number, number];
 }
+
+/** `x` rounded to `k` significant figures. */
+const toFigures = (x: number, k: number) => {
+  const unit = 10 ** Math.max(0, Math.floor(Math.log10(x)) - k + 1);
+  return String(unit * Math.round(x / unit));
+};
 
 /** Instances of "the total weight": 10 to 60 parcels of `lo` to `hi` tenths of a kg, the region as `stated`. */
 function samples(form: Form, count = 80): ReaderSample[] {
   return Array.from({ length: count }, (_, i) => {
     const r = rng(i + 7);
-    const tenths = Array.from({ length: r(10, 60) }, () => r(form.lo, form.hi));
+    const tenths = Array.from({ length: r(...(form.parcels ?? [10, 60])) }, () => r(form.lo, form.hi));
     const kg = tenths.map((t) => (t / 10).toFixed(1));
     const counts = tenths.map(() => (form.grouped ? r(1, 9) : 1));
     const listed = form.oneLine
@@ -44,7 +54,11 @@ function samples(form: Form, count = 80): ReaderSample[] {
           : kg.map((w, k) => `${k + 1}. ${w}`);
     const prompt = ['The van carries these parcels:', ...listed, `What is the total, in kg? ${form.stated}`].join('\n');
     const total = tenths.reduce((a, t, k) => a + t * (counts[k] as number), 0) / 10;
-    const answer = form.step ? String(form.step * Math.round(total / form.step)) : total.toFixed(1);
+    const answer = form.figures
+      ? toFigures(total, form.figures)
+      : form.step
+        ? String(form.step * Math.round(total / form.step))
+        : total.toFixed(1);
     return { seed: i, level: 1 + (i % 2), reference: `<answer>${answer}</answer>`, instance: { prompt } };
   });
 }
@@ -92,6 +106,16 @@ describe('ESTIMATES: a size feature times a scale, inside the stated region', ()
     expect(coarse?.rate).toBeGreaterThan(0.7);
     expect((coarse?.rate ?? 0) - (coarse?.chance ?? 0)).toBeGreaterThan(0.4);
     expect(pooled(samples({ stated: 'Round it to the nearest kg.', lo: 100, hi: 130, step: 1 }), ESTIMATES)).toBeNull();
+  });
+
+  it('takes significant figures as a region relative to each answer: 2 s.f., 1 kg at 46 kg, 100 kg at 6,900', () => {
+    // From 4 to 600 parcels: the two-digit totals share no grid coarser than 1 with the rest (red team rt26s R2).
+    const form = { stated: 'Give it to two significant figures.', lo: 100, hi: 130, parcels: [4, 600] } as const;
+    const rounded = pooled(samples({ ...form, figures: 2 }), ESTIMATES);
+    expect(rounded?.rate).toBeGreaterThan(0.6);
+    expect((rounded?.rate ?? 0) - (rounded?.chance ?? 0)).toBeGreaterThan(0.4);
+    // Every figure kept (the exact total in kg): no region.
+    expect(pooled(samples({ ...form, figures: 9 }), ESTIMATES)).toBeNull();
   });
 
   it('credits no landing on the answer itself: a column summed is the task computed, not an estimate', () => {

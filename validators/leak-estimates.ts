@@ -1,11 +1,11 @@
 // A reader family (readers.ts) of cheap estimates inside an acceptance region: where the prompt states the region its
 // answer is accepted in ("within 3% of the exact sum"), or the answers lie on a grid coarser than they are written
-// (every total a multiple of 50: half a step either side rounds onto it), a rule need not find the answer, only land
-// in the region. Its rules are a size feature of the prompt (how many numbers, lines, list items; the aggregates of
-// each group its layout forms: prompt-groups.ts) times a scale fitted with the rule (three significant digits, kept
-// where the product lands in the instance's region), credited where the estimate lands inside the answer's region
-// but not on the answer itself (a landing within the reference's own last place computed the answer: the arithmetic
-// reader's business). A region that counting lines lands in is too wide for the task, stated or not.
+// (every total a multiple of 50, or kept to k significant figures: 1 at 46, 100 at 1,700), a rule need not find the
+// answer, only land in the region. Its rules are a size feature of the prompt (how many numbers, lines, list items;
+// the aggregates of each group its layout forms: prompt-groups.ts) times a scale fitted with the rule (three
+// significant digits, kept where the product lands in the instance's region), credited where the estimate lands
+// inside the answer's region but not on the answer itself (a landing within the reference's own last place computed
+// the answer: the arithmetic reader's business). A region that counting lines lands in is too wide for the task.
 import { answerContent } from '../sandbox/answer.js';
 import { promptNumbers } from './leak-derived.js';
 import { statedRegions, statedWidth } from './probe-forms.js';
@@ -64,6 +64,36 @@ function answerGrid(answers: readonly number[], texts: readonly string[]): numbe
   return null;
 }
 
+/** Significant figures tried for a region relative to each answer (a total "to two significant figures"). */
+const FIGURES = [1, 2, 3];
+/** Of the answers, the share that must keep at most k figures, and the share whose k figures are coarser than 1. */
+const FIGURES_SHARE = 0.95;
+const ROUNDED_SHARE = 0.3;
+
+/** Significant digits of a written whole number, its trailing zeros not counted ("1700": 2), or null. */
+const figuresOf = (text: string) =>
+  /^[+-]?\d+$/.test(text) ? Math.max(1, text.replace(/^[+-]?0*/, '').replace(/0+$/, '').length) : null;
+
+/**
+ * The figures k every answer but a few keeps where many keep fewer than their digits ("1700", "690" and "46" at two):
+ * the answers are rounded to k significant figures, a grid relative to each answer's size that no one grid of the
+ * sample shows (1 at 46, 10 at 690, 100 at 1,700). Per answer, half its k-th figure's unit is its region (0 where
+ * that is no coarser than its written place); null where the answers show no such rounding.
+ */
+function figureRegions(texts: readonly string[]): number[] | null {
+  const written = texts.map(figuresOf);
+  const digits = texts.map((t) => t.replace(/^[+-]?0*/, '').length);
+  for (const k of FIGURES) {
+    const kept = written.filter((f) => f !== null && f <= k).length;
+    const rounded = written.filter((f, i) => f !== null && f <= k && (digits[i] as number) > k).length;
+    if (kept < FIGURES_SHARE * texts.length || rounded < ROUNDED_SHARE * texts.length) continue;
+    return written.map((f, i) =>
+      f !== null && f <= k && (digits[i] as number) > k ? 0.5 * 10 ** ((digits[i] as number) - k) : 0,
+    );
+  }
+  return null;
+}
+
 /** Scales at a round step whose product with `feature` lands within `width` of `answer` (none if too many). */
 function scalesInside(answer: number, width: number, feature: number): number[] {
   const lo = (answer - width) / feature;
@@ -89,9 +119,11 @@ export const ESTIMATES: ReaderFamily = {
       answers,
       texts.filter((a) => ANSWER.test(a)),
     );
+    const figures = figureRegions(texts);
     const widths = samples.map((e, i) => {
       const stated = statedWidth(statedRegions(e.instance.prompt), answers[i] as number);
-      return grid === null ? stated : Math.max(stated ?? 0, grid / 2);
+      const rounded = Math.max(grid === null ? 0 : grid / 2, figures?.[i] ?? 0);
+      return rounded > 0 ? Math.max(stated ?? 0, rounded) : stated;
     });
     // A landing this close to the answer is the answer computed, not estimated.
     const exact = texts.map(halfPlace);

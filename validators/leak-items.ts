@@ -5,6 +5,7 @@
 // ranking may be the task itself ("the row with the highest mean").
 import { answerContent } from '../sandbox/answer.js';
 import { featurePhrase, featurise, type Featured, picks } from './choice-rules.js';
+import { relationFeatures } from './item-relations.js';
 import { type ListItem, lower, MARKER, MAX_ANSWER_TOKENS, promptItemLists } from './leak-lists.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
@@ -54,7 +55,7 @@ interface Rule {
 }
 
 /** The list at `rank` (from the end when negative) read as options, or null where the answer is in no one item. */
-function caseOf(lists: ListItem[][], rank: number, answer: string[]): Featured | null {
+function caseOf(prompt: string, lists: ListItem[][], rank: number, answer: string[]): Featured | null {
   const items = rank >= 0 ? lists[rank] : lists[lists.length + rank];
   if (!items || items.length < MIN_ITEMS || items.length > MAX_ITEMS) return null;
   const want = answer.join(' ');
@@ -83,6 +84,12 @@ function caseOf(lists: ListItem[][], rank: number, answer: string[]): Featured |
   const values = new Map([...f.values].filter(([name]) => LOOK.includes(name)));
   for (const [name, of] of TEXT) values.set(name, raws.map(of));
   values.set(LAYOUT, layouts(raws));
+  // Another item's name is read where the answer stands in its own: opening it, closing it, or after the prefix.
+  const own = (items[holds[0] as number] as ListItem).tokens;
+  const at = own.slice(0, answer.length).join(' ') === want ? 0 : offsetOf(own, answer);
+  const fromEnd = at > 0 && own.slice(-answer.length).join(' ') === want;
+  const name = (t: string[]) => (fromEnd ? t.slice(-answer.length) : t.slice(at, at + answer.length));
+  for (const [feature, of] of relationFeatures(prompt, items, name)) values.set(feature, of);
   return { ...f, values };
 }
 
@@ -122,7 +129,7 @@ export const ITEMS: ReaderFamily = {
       const lists = promptItemLists(e.instance.prompt);
       return new Map(
         RANKS.flatMap((r) => {
-          const f = caseOf(lists, r, a);
+          const f = caseOf(e.instance.prompt, lists, r, a);
           return f ? [[r, f] as const] : [];
         }),
       );

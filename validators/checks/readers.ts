@@ -6,6 +6,7 @@ import type { Episode } from '../../sandbox/episodes.js';
 import { choiceCases, OPTIONS } from '../choice-rules.js';
 import { ARITHMETIC } from '../leak-derived.js';
 import { ESTIMATES } from '../leak-estimates.js';
+import { PLACES } from '../item-relations.js';
 import { ITEMS } from '../leak-items.js';
 import { LISTS } from '../leak-lists.js';
 import { ENCODINGS } from '../leak.js';
@@ -13,7 +14,7 @@ import { judgeReaders, readerFindings, type ReaderFamily } from '../readers.js';
 import type { SingleTurnCheck } from './single-turn.js';
 
 /** The reader families, in the order their rules are reported. */
-export const READERS: readonly ReaderFamily[] = [ENCODINGS, ARITHMETIC, LISTS, ITEMS, ESTIMATES, OPTIONS];
+export const READERS: readonly ReaderFamily[] = [ENCODINGS, ARITHMETIC, LISTS, ITEMS, PLACES, ESTIMATES, OPTIONS];
 
 export const readersCheck: SingleTurnCheck = {
   name: 'readers',

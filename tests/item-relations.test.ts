@@ -1,0 +1,139 @@
+// An item related to a value printed outside its list (validators/item-relations.ts): the answer's length shown by a
+// blank, a count or a number word, its place named by the question, or the place of the item the question names when
+// the list is printed in the order the task computes, is read beyond chance however it is written; the same worlds
+// printed in an order or a form that tells nothing are not.
+import { describe, expect, it } from 'vitest';
+import { outsideOf, PLACES, printedValues } from '../validators/item-relations.js';
+import { ITEMS } from '../validators/leak-items.js';
+import { promptItemLists } from '../validators/leak-lists.js';
+import type { ReaderSample } from '../validators/readers.js';
+import { pooled } from './helpers/readers.js';
+
+const NAMES = ['Ely', 'Bude', 'Alder', 'Cobham', 'Dunmere', 'Eastwick', 'Birchmoor', 'Larchfield', 'Westminster'];
+/** A tiny seeded generator, so the instances below are fixed. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return (n: number) => (s = (s * 1664525 + 1013904223) >>> 0) % n;
+}
+/** A fixed shuffle of `xs` by `r`. */
+const shuffled = <T>(xs: readonly T[], r: (n: number) => number) =>
+  xs
+    .map((x) => [r(1000), x] as const)
+    .sort((a, b) => a[0] - b[0])
+    .map(([, x]) => x);
+
+/** How the question shows the answer's form (`none`: the same words on every prompt). */
+type Form = 'none' | 'underscores' | 'spaced blanks' | 'dots' | 'a count' | 'a number word';
+const FORMS: Record<Form, (name: string) => string> = {
+  none: () => 'as <answer>NAME</answer>',
+  underscores: (n) => `as <answer>${'_'.repeat(n.length)}</answer>`,
+  'spaced blanks': (n) =>
+    `as <answer>${n[0]} ${Array(n.length - 1)
+      .fill('_')
+      .join(' ')}</answer>`,
+  dots: (n) => `(${'.'.repeat(n.length)})`,
+  'a count': (n) => `(${n.length} letters)`,
+  'a number word': (n) =>
+    `(${['', '', '', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven'][n.length]} letters)`,
+};
+/** "Which station had the highest mean?": rows of readings, the question showing the answer's form by `form`. */
+function stations(form: Form, count = 80): ReaderSample[] {
+  return Array.from({ length: count }, (_, i) => {
+    const r = rng(i + 11);
+    const names = shuffled(NAMES, r).slice(0, 3 + (i % 5));
+    const sums = names.map(() => 20 + r(40));
+    const best = sums.indexOf(Math.max(...sums));
+    const rows = names.map((n, k) => `- ${n}: ${sums[k]}, ${r(9)}`).join('\n');
+    const asked = `Which station had the highest first reading? Give its name ${FORMS[form](names[best] as string)}.`;
+    const prompt = `Readings:\n${rows}\n\n${asked}`;
+    return { seed: i, level: 1 + (i % 2), reference: `<answer>${names[best]}</answer>`, instance: { prompt } };
+  });
+}
+
+/** How race results are printed: by time (the order the places are computed in), reversed, or in bib order. */
+type Order = 'by time' | 'slowest first' | 'bib order';
+/** A race's results and a question about one runner: its place (or how many finished ahead of it). */
+function race(order: Order, ask: 'place' | 'ahead' | 'who', inline = false, count = 80): ReaderSample[] {
+  return Array.from({ length: count }, (_, i) => {
+    const r = rng(i + 5);
+    const runners = shuffled(NAMES, r)
+      .slice(0, 4 + (i % 5))
+      .map((name, k) => ({ name, time: 900 + 37 * ((k * 5) % 9) + r(30) }));
+    const ranked = [...runners].sort((a, b) => a.time - b.time);
+    const shown = order === 'by time' ? ranked : order === 'slowest first' ? [...ranked].reverse() : runners;
+    const asked = runners[r(runners.length)] as (typeof runners)[number];
+    const place = ranked.indexOf(asked) + 1;
+    const rows = shown.map((x) => `${x.name} (${x.time} s)`);
+    const list = inline ? `Results: ${rows.join(', ')}.` : `Results:\n${rows.map((x) => `- ${x}`).join('\n')}\n`;
+    const question =
+      ask === 'place'
+        ? `In what place did ${asked.name} finish?`
+        : ask === 'ahead'
+          ? `How many runners finished ahead of ${asked.name}?`
+          : `Who finished in place ${place}?`;
+    const answer = ask === 'place' ? String(place) : ask === 'ahead' ? String(place - 1) : asked.name;
+    return {
+      seed: i,
+      level: 1 + (i % 2),
+      reference: `<answer>${answer}</answer>`,
+      instance: { prompt: `${list} ${question}` },
+    };
+  });
+}
+
+describe('the values printed outside a list', () => {
+  it('are its numbers, number words and counts of blanks, however the blanks are written', () => {
+    const text = 'Give it (seven letters) as <answer>_____</answer>, A _ _ e r, Al___ or .... by 15:02; the third';
+    expect([...printedValues(text)].sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 7, 15]);
+  });
+  it('leave out a list of lines and an inline list, not the sentence around it', () => {
+    const lines = 'Results:\n- Alder 3\n- Brook 4\n- Cairn 5\nWho won?';
+    expect(outsideOf(lines, promptItemLists(lines)[0] ?? [])).toBe('Results:\nWho won?');
+    const inline = 'Results: Alder (3), Brook (4) and Cairn (5). Who was second?';
+    expect(outsideOf(inline, promptItemLists(inline)[0] ?? [])).toBe('Results: . Who was second?');
+  });
+});
+
+describe('the list items reader: the item whose length or place equals a value printed outside the list', () => {
+  it.each<Form>(['underscores', 'spaced blanks', 'dots', 'a count', 'a number word'])(
+    "the answer's length shown by %s: the item as long is read far above 1/K",
+    (form) => {
+      const overall = pooled(stations(form), ITEMS);
+      expect(overall?.rate).toBe(1);
+      expect(overall?.chance).toBeLessThan(0.4);
+    },
+  );
+  it('the place the question names, the results printed by time: the item at that place is read', () => {
+    expect(pooled(race('by time', 'who'), ITEMS)?.rate).toBe(1);
+    expect(pooled(race('slowest first', 'who'), ITEMS)?.rate).toBe(1);
+  });
+  it('the same words on every prompt, or results in bib order: nothing is read beyond chance', () => {
+    for (const samples of [stations('none'), race('bib order', 'who')]) {
+      const overall = pooled(samples, ITEMS);
+      expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);
+    }
+  });
+});
+
+describe('the named places reader: the place in its list of the item the question names', () => {
+  it.each<[Order, 'place' | 'ahead', boolean]>([
+    ['by time', 'place', false],
+    ['slowest first', 'place', false],
+    ['by time', 'ahead', false],
+    ['by time', 'ahead', true],
+  ])("results printed %s, asked its %s (inline: %s): the named runner's place is read", (order, ask, inline) => {
+    const overall = pooled(race(order, ask, inline), PLACES);
+    expect(overall?.rate).toBe(1);
+    expect(overall?.chance).toBeLessThan(0.4);
+  });
+  it("results in bib order: the named runner's place tells nothing", () => {
+    for (const ask of ['place', 'ahead'] as const) {
+      const overall = pooled(race('bib order', ask), PLACES);
+      expect(overall).not.toBeNull();
+      expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);
+    }
+  });
+  it('answers that are no whole numbers: the reader does not apply', () => {
+    expect(pooled(stations('none'), PLACES)).toBeNull();
+  });
+});

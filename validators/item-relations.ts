@@ -1,0 +1,184 @@
+// One rule kind over a prompt's lists (readers.ts): an item related to a value printed OUTSIDE its list, both ways
+// round. Where the answer is an item, the item whose property (its place from either end, its name's length in
+// letters) equals a number, a number word or a count of blanks printed outside the list ("<answer>_______</answer>",
+// "who finished third?") is a rule of leak-items; where the answer is a small number, the place of the item the
+// prompt names outside its list (the asked runner's line, results printed in finishing order) is a rule of PLACES.
+// Order and form are content: a list printed in the order the task asks for, or a blank as long as the answer, leaks.
+import { answerContent } from '../sandbox/answer.js';
+import { tokenize } from './answers.js';
+import { type ListItem, promptItemLists } from './leak-lists.js';
+import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
+
+/** The prompt's text as the lists were read from (promptItemLists' bounds). */
+const PROMPT_CHARS = 50_000;
+const PROMPT_LINES = 2_000;
+const MIN_ITEMS = 3;
+const MAX_LISTS = 3;
+const WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+];
+const TEENS = ['thir', 'four', 'fif', 'six', 'seven', 'eigh', 'nine'].map((w) => `${w}teen`);
+const ORDINALS = ['zeroth', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth'];
+/** Number words to twenty (cardinal) and to the tenth (ordinal), by value. */
+const NUMBER_WORDS = new Map([
+  ...[...WORDS, ...TEENS, 'twenty'].map((w, i) => [w, i] as const),
+  ...ORDINALS.map((w, i) => [w, i] as const),
+]);
+
+const linesOf = (prompt: string) => prompt.slice(0, PROMPT_CHARS).split('\n').slice(0, PROMPT_LINES);
+
+/**
+ * The prompt's text outside a list: a list of lines drops its lines, an inline list (items inside a sentence) the span
+ * of its line from its first item to its last (the rest of the sentence, a question after it, stays).
+ */
+export function outsideOf(prompt: string, items: readonly ListItem[]): string {
+  const lines = linesOf(prompt);
+  const raws = new Set(items.map((x) => x.raw));
+  const all = new Set(lines);
+  if (items.every((x) => all.has(x.raw))) return lines.filter((l) => !raws.has(l)).join('\n');
+  const [first, last] = [items[0]?.raw ?? '', items.at(-1)?.raw ?? ''];
+  return lines
+    .map((l) => {
+      const from = l.indexOf(first);
+      const to = from < 0 ? -1 : l.indexOf(last, from);
+      return to < 0 ? l : l.slice(0, from) + l.slice(to + last.length);
+    })
+    .join('\n');
+}
+
+/**
+ * The values a text prints that an item's place or length could be matched with: its whole numbers, its number
+ * words ("seven", "third"), and its blanks counted: a run of one repeated mark (". . . .", "*****"), a word of
+ * letters and underscores ("Al___"), a run of single letters and underscores ("A _ _ e r"). Linear in the text.
+ */
+export function printedValues(text: string): Set<number> {
+  const out = new Set<number>();
+  for (const m of text.matchAll(/\d+/g)) if (m[0].length <= 5) out.add(Number(m[0]));
+  for (const m of text.matchAll(/([^\p{L}\p{N}\s_])(?: ?\1)+/gu)) out.add(m[0].replaceAll(' ', '').length);
+  let run = 0;
+  let blank = false;
+  const close = () => {
+    if (blank && run > 1) out.add(run);
+    run = 0;
+    blank = false;
+  };
+  for (const word of text.replace(/[^\p{L}\p{N}_\s]/gu, ' ').split(/\s+/)) {
+    const n = NUMBER_WORDS.get(word.toLowerCase());
+    if (n !== undefined) out.add(n);
+    if (/^[\p{L}_]$/u.test(word)) {
+      run++;
+      blank ||= word === '_';
+      continue;
+    }
+    close();
+    if (word.includes('_') && /^[\p{L}_]+$/u.test(word)) out.add(word.length);
+  }
+  close();
+  return out;
+}
+
+/** An item's place in its list of `k` items, read four ways (from either end, counting it or not). */
+const PLACES_OF: Array<[string, (at: number, k: number) => number]> = [
+  ['place from the start', (at) => at + 1],
+  ['place from the end', (at, k) => k - at],
+  ['count of items before it', (at) => at],
+  ['count of items after it', (at, k) => k - 1 - at],
+];
+
+const letters = (tokens: readonly string[]) => tokens.join('').match(/\p{L}/gu)?.length ?? 0;
+
+/**
+ * Features of a list's items (leak-items reads them like its text features): for each property (its places, the
+ * length in letters of its name, `name` reading an item's tokens where the answer stands in its own), 1 where the
+ * property equals a value printed outside the list, else 0.
+ */
+export function relationFeatures(
+  prompt: string,
+  items: readonly ListItem[],
+  name: (tokens: string[]) => string[],
+): Array<[string, number[]]> {
+  const printed = printedValues(outsideOf(prompt, items));
+  const k = items.length;
+  const properties: Array<[string, number[]]> = [
+    ...PLACES_OF.map(([p, of]): [string, number[]] => [p, items.map((_, at) => of(at, k))]),
+    ['length of its name in letters', items.map((x) => letters(name(x.tokens)))],
+  ];
+  return properties.map(([p, values]) => [
+    `${p} equal to a number or a count of blanks printed outside the list`,
+    values.map((v) => Number(printed.has(v))),
+  ]);
+}
+
+/** The index of the item a text names last (by a word of it no other item holds), or -1. */
+function namedItem(items: readonly ListItem[], outside: string): number {
+  const owners = new Map<string, number>();
+  items.forEach((x, at) => {
+    for (const t of new Set(x.tokens))
+      if (/\p{L}/u.test(t)) owners.set(t, owners.has(t) && owners.get(t) !== at ? -1 : at);
+  });
+  let named = -1;
+  for (const t of tokenize(outside, 5_000)) {
+    const at = owners.get(t.toLowerCase());
+    if (at !== undefined && at >= 0) named = at;
+  }
+  return named;
+}
+
+/** Per rule (a list from either end, a way to read a place), the place of the named item in one prompt. */
+function namedPlaces(prompt: string): Map<string, number> {
+  const lists = promptItemLists(prompt);
+  const lines = linesOf(prompt);
+  const out = new Map<string, number>();
+  for (let r = 0; r < MAX_LISTS; r++)
+    for (const rank of [r, -1 - r]) {
+      const items = rank >= 0 ? lists[rank] : lists[lists.length + rank];
+      if (!items || items.length < MIN_ITEMS) continue;
+      const at = namedItem(items, outsideOf(prompt, items));
+      if (at < 0) continue;
+      for (const [p, of] of PLACES_OF) out.set(JSON.stringify([rank, p]), of(at, items.length));
+      const line = lines.indexOf((items[at] as ListItem).raw);
+      if (line >= 0) out.set(JSON.stringify([rank, 'line number in the prompt']), line + 1);
+    }
+  return out;
+}
+
+const INTEGER = /^[+-]?\d+$/;
+
+/** The named-place reader: applies where at least 80% of the answers are whole numbers. */
+export const PLACES: ReaderFamily = {
+  name: 'the place in its list of the item the prompt names outside the list',
+  code: 'E_ANSWER_LEAK',
+  prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
+    const answers = samples.map((e) => {
+      const a = answerContent(e.reference).trim();
+      return INTEGER.test(a) && a.length <= 6 ? Number(a) : Number.NaN;
+    });
+    if (answers.filter(Number.isInteger).length < 0.8 * samples.length) return null;
+    const places = samples.map((e, i) =>
+      Number.isInteger(answers[i]) ? namedPlaces(e.instance.prompt) : new Map<string, number>(),
+    );
+    return {
+      *fit(i) {
+        for (const [rule, v] of places[i] ?? []) if (v === answers[i]) yield [rule, 1];
+      },
+      credit: (rule, i, j) => (places[i]?.get(rule) === answers[j] ? 1 : 0),
+      describe(rule) {
+        const [list, p] = JSON.parse(rule) as [number, string];
+        const where = list >= 0 ? `list ${list + 1}` : list === -1 ? 'the last list' : `list ${-list} from the end`;
+        return `the answer is the ${p} of the item of the prompt's ${where} that the prompt names outside it`;
+      },
+    };
+  },
+};
