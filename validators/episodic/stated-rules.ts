@@ -10,6 +10,7 @@ import type { Action } from './adversaries.js';
 import { escape } from './adversaries-values.js';
 import { allowsAny, readingOf } from './rule-clauses.js';
 import { answerAt, joinedLists } from './rule-lists.js';
+import { recentMemo } from '../../sandbox/recent.js';
 
 const MODAL = new RegExp(
   String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only (?:after|once|if|` +
@@ -44,10 +45,24 @@ export function sentencesOf(text: string): string[] {
     .slice(0, 400);
 }
 
-/** Where a text names a tool by its identifier (`verify_order`), or -1. */
-const identifierAt = (text: string, tool: string) =>
-  new RegExp(`(?<![A-Za-z0-9_])${escape(tool)}(?![A-Za-z0-9_])`).exec(text)?.index ?? -1;
 const stem = (word: string) => (word.length <= 4 ? word : word.slice(0, Math.max(4, word.length - 3)));
+/**
+ * A tool's two patterns: its identifier as a whole word (`verify_order`), and its words in order with at most three
+ * words between. Made once per tool name (issue 34: a validation asks about the same few tools for every sentence of
+ * every reference, ~350 ms of compiling at airline-rebooking); neither is global or sticky, so exec keeps no state.
+ */
+const toolPatterns = recentMemo((tool: string) => {
+  const words = tool
+    .split('_')
+    .filter(Boolean)
+    .map((w) => w.replace(/[^a-z0-9]/g, ''));
+  return {
+    identifier: new RegExp(`(?<![A-Za-z0-9_])${escape(tool)}(?![A-Za-z0-9_])`),
+    phrase: new RegExp(`\\b${words.map((w) => `${stem(w)}[\\w']*`).join("(?:\\s+[\\w']+){0,3}?\\s+")}\\b`, 'i'),
+  };
+}, 256);
+/** Where a text names a tool by its identifier (`verify_order`), or -1. */
+const identifierAt = (text: string, tool: string) => toolPatterns(tool).identifier.exec(text)?.index ?? -1;
 /**
  * Where a sentence names a tool (its name as a whole word, or its words in order with at most three words
  * between), or -1: `subscription_at` is not named inside `get_subscription_attribute`.
@@ -55,12 +70,7 @@ const stem = (word: string) => (word.length <= 4 ? word : word.slice(0, Math.max
 export function mentionAt(sentence: string, tool: string): number {
   const exact = identifierAt(sentence, tool);
   if (exact >= 0) return exact;
-  const words = tool
-    .split('_')
-    .filter(Boolean)
-    .map((w) => w.replace(/[^a-z0-9]/g, ''));
-  const phrase = new RegExp(`\\b${words.map((w) => `${stem(w)}[\\w']*`).join("(?:\\s+[\\w']+){0,3}?\\s+")}\\b`, 'i');
-  return phrase.exec(sentence)?.index ?? -1;
+  return toolPatterns(tool).phrase.exec(sentence)?.index ?? -1;
 }
 
 /**
