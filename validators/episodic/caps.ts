@@ -1,9 +1,10 @@
 // A number caps one call of a tool only where the text binds it to that tool's value (redteam-s20e S6, S7): the
 // number's clause names the tool (or, naming none, the nearest clause before it that names one does; naming none at
 // all, the text is the tool's own), and its words bound the value from above ("no single refund may be over $200",
-// "at most $300 a withdrawal", "parts of 100 at most"); a threshold ("$150 or more") is no cap, and a clause that
-// exempts the tool ("of any size", "no limit") states the opposite of one, whatever number its sentence holds.
-import { tokensOf } from './probes.js';
+// "at most $300 a withdrawal", "refunds larger than $200 must be split": redteam-s21e T1); a threshold ("$150 or
+// more", "orders over $150"), a limit per another unit ("$200 per item": T6) is no cap, and a clause that exempts
+// the tool ("of any size", "no limit") states the opposite of one, whatever number its sentence holds.
+import { joinThousands, tokensOf } from './probes.js';
 import { mentionAt, sentencesOf } from './stated-rules.js';
 
 /** A stated cap on one call: the number and the sentence stating it. */
@@ -27,9 +28,22 @@ const UPPER_BEFORE = new RegExp(
     String.raw`more than|greater than|larger than|bigger than|exceed\w*|beyond|past))\b[^\d]*$`,
   'i',
 );
-/** Words bounding the number just before them ("100 at most", "$50 max", "200 or less"). */
+/** Words bounding the number just before them ("100 at most", "$50 max", "200 or less", "$200 per refund"). */
 const UPPER_AFTER =
-  /^[^\d,;:.]{0,20}?\b(?:at most|or less|or fewer|or under|or below|max(?:imum)?|at the most|tops)\b/i;
+  /^[^\d,;:.]{0,20}?\b(?:at most|or less|or fewer|or under|or below|max(?:imum)?|at the (?:very )?most|tops)\b/i;
+/** A superlative naming the bound before the number ("the largest refund the till allows is $200"). */
+const SUPERLATIVE = /\b(?:largest|biggest|highest|ceiling)\b[^\d]*$/i;
+/** An unnegated comparison just before the number, and the words before it ("Refunds larger than $200 ..."). */
+const COMPARED = new RegExp(
+  String.raw`([\w']+)(?:\s+(?:amounts?|sums?|values?|sizes?))?` +
+    String.raw`(?:\s+(?:is|are|of|that is|which is|(?:may|must|can) be))?` +
+    String.raw`\s+(?:over|above|more than|greater than|larger than|bigger than|exceed\w*|beyond)\s*\$?$`,
+  'i',
+);
+/** The unit a limit is stated per, just after the number ("$200 per item", "at most 3 each night"). */
+const PER = /^\s*(?:(?:[A-Za-z']+\s+)?(?:per|each|every)|an?)\s+([\w']+)/i;
+/** Units that are the call itself. */
+const CALL_UNIT = /^(?:call|calls|transaction|request|operation|go|time|single|one)$/i;
 /** A clause that exempts what it names from any cap. */
 const EXEMPT = new RegExp(
   String.raw`\b(?:of any (?:size|amount|value|sum)|in any amount|any amount|no (?:limit|cap|maximum|max)|unlimited|` +
@@ -56,12 +70,26 @@ function boundClauses(sentence: string, tools: readonly string[], own: string) {
   });
 }
 
-/** Whether the number at `at` of `clause` (its stretch from the binding clause) is bounded from above by its words. */
-function upperAt(stretch: string, clause: string, token: string): boolean {
+/**
+ * Whether the number `token` of `clause` (its stretch from the binding clause) bounds one call of `tool` from above:
+ * words bounding it (listed, a superlative, or an unnegated comparison of the tool's own value: "Refunds larger than
+ * $200 must be split", redteam-s21e T1), and no unit but the call after it ("at most $200 per item" bounds an item,
+ * not a call: T6).
+ */
+function upperAt(stretch: string, clause: string, token: string, tool: string): boolean {
   const m = new RegExp(`(?<![\\w.])\\$?${token.replace(/\./g, '\\.')}(?![\\w])`).exec(clause);
   if (!m) return false;
   const before = stretch.slice(0, stretch.length - clause.length + m.index);
-  return UPPER_BEFORE.test(before) || UPPER_AFTER.test(clause.slice(m.index + m[0].length));
+  const after = clause.slice(m.index + m[0].length);
+  const unit = PER.exec(after)?.[1];
+  if (unit !== undefined && !CALL_UNIT.test(unit) && mentionAt(unit, tool) < 0) return false;
+  const compared = COMPARED.exec(before)?.[1];
+  return (
+    UPPER_BEFORE.test(before) ||
+    UPPER_AFTER.test(after) ||
+    SUPERLATIVE.test(before) ||
+    (compared !== undefined && mentionAt(compared, tool) >= 0)
+  );
 }
 
 /**
@@ -72,12 +100,12 @@ export function statedCaps(text: string, tool: string, tools: readonly string[] 
   const all = tools.includes(tool) ? tools : [...tools, tool];
   const caps: StatedCap[] = [];
   for (const sentence of sentencesOf(text)) {
-    for (const { clause, stretch, tools: bound } of boundClauses(sentence, all, tool)) {
+    for (const { clause, stretch, tools: bound } of boundClauses(joinThousands(sentence), all, tool)) {
       if (!bound.includes(tool)) continue;
       if (EXEMPT.test(clause)) return [];
       for (const token of new Set(tokensOf(clause.replace(/^\s*\d+[.)](?=\s)/gm, '')))) {
         const n = Number(token);
-        if (Number.isFinite(n) && upperAt(stretch, clause, token)) caps.push({ n, sentence });
+        if (Number.isFinite(n) && upperAt(stretch, clause, token, tool)) caps.push({ n, sentence });
       }
     }
   }

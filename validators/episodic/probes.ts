@@ -33,9 +33,15 @@ export function invalidActions(meta: EpisodicMeta): unknown[] {
   return Array.from({ length: meta.maxTurns }, (_, i) => bad[i % bad.length]);
 }
 
-/** Tokens of a text the way the random policy and the leak probe read them. */
+/** A digit group with thousands separators ("1,000", "$12,345.50"), not one of a list ("1,2,3") nor a longer run. */
+const GROUPED = /(?<![\w,.])\d{1,3}(?:,\d{3})+(?![\w]|,\d)/g;
+
+/** A text with each number written with thousands separators as one number ("$1,250" is "$1250": redteam-s21e T2). */
+export const joinThousands = (text: string) => text.replace(GROUPED, (m) => m.replace(/,/g, ''));
+
+/** Tokens of a text the way the random policy and the leak probe read them (a grouped number is one: "1,000" 1000). */
 export function tokensOf(text: string): string[] {
-  return (text.slice(0, 20_000).match(/[A-Za-z0-9$][A-Za-z0-9_-]*(?:\.[0-9]+)?/g) ?? [])
+  return (joinThousands(text.slice(0, 20_000)).match(/[A-Za-z0-9$][A-Za-z0-9_-]*(?:\.[0-9]+)?/g) ?? [])
     .slice(0, 4_000)
     .map((t) => (t.startsWith('$') ? t.slice(1) : t));
 }
