@@ -1,12 +1,14 @@
 // The numbers a code statement states its bounds with, read as expressions ("2 * 10^5", "2·10^5", "10⁹", "1e9",
 // "10**9", "1,000,000", "2^31 - 1"), after the statement's notation is brought to one form (≤, LaTeX, superscripts);
-// and whether a number that starts after a comparison goes on past what was read (an unread bound).
+// and whether a number that starts after a comparison goes on past what was read (an unread bound). Magnitudes in
+// words, types and digit counts become numerals first (code/bound-notation.ts).
+import { writtenMagnitudes } from './bound-notation.js';
 
 const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 
-/** The statement with its comparison signs, minus signs, products and exponents written one way. */
+/** The statement with its comparison signs, minus signs, products, exponents and magnitudes written one way. */
 export function normalizeNotation(statement: string): string {
-  return statement
+  const signs = statement
     .replace(/[≤⩽]|\\leq?\b/g, '<=')
     .replace(/[≥⩾]|\\geq?\b/g, '>=')
     .replace(/[−–]/g, '-')
@@ -14,6 +16,7 @@ export function normalizeNotation(statement: string): string {
     .replace(/(\d)\s*[xX]\s*(?=10\s*(?:\^|\*\*|[⁰¹²³⁴⁵⁶⁷⁸⁹]))/g, '$1 * ')
     .replace(/\^\s*\{\s*(\d+)\s*\}/g, '^$1')
     .replace(/[⁰¹²³⁴⁵⁶⁷⁸⁹]+/g, (s) => `^${[...s].map((c) => SUPERSCRIPT.indexOf(c)).join('')}`);
+  return writtenMagnitudes(signs);
 }
 
 /** One number: digits, thousands, a fraction, an exponent, a power. */

@@ -45,6 +45,8 @@ const CLAUSE_START = new RegExp(
     String.raw`\bas(?=\s+(?:(?:each|every|all|no|any|the|its|their)\s+)?[\w$]+\s+(?:is|are|may|can|must|will|never)\b)`,
   'gi',
 );
+/** Pronouns and quantifiers that stand for a subject named before ("all", "none", "they", "each of them"). */
+const ANAPHOR = /^(?:all|none|each|every|both|they|these|those)$/i;
 /** Verbs of the task: what follows them is what the task reads or returns. */
 const TASK_VERB = /^(?:returns?|returning|returned|computes?|prints?|outputs?)$/i;
 /** How far back a sentence is read (a longer one is read from there). */
@@ -280,6 +282,14 @@ export function subjectAt(text: string, pos: number, params: readonly string[], 
     const of = own !== null ? own.input : reading === 'length' ? 'length' : 'size';
     const also = listedBefore(text, w.at, pos, params);
     return also.length > 0 ? { tie: 'param', param, of, also } : { tie: 'param', param, of };
+  }
+  // A clause opened by a pronoun or quantifier ("All are below", "They are each at most") speaks of the subject of
+  // the sentence before: its last parameter (redteam-s21c C1).
+  const head = (ws[0] ?? rest[0])?.word ?? '';
+  if (own === null && ANAPHOR.test(head) && sentence > 0) {
+    // What a bound at the end of the sentence before would be said of: a parameter only (not "return their sum").
+    const before = subjectAt(text, text.slice(0, sentence).search(/[.!?\s]*$/), params);
+    if (before.tie === 'param') return { ...before, of: 'size' };
   }
   const given = /^\s*given\b/i.test(text.slice(sentence));
   if (own !== null || inInputSection(text, pos) || given || (symbol && verb)) {

@@ -39,10 +39,19 @@ export function words(text: string, from: number, to: number): Word[] {
   }));
 }
 
-/** The phrases of an upper bound in words ("at most", "up to", "never exceeds"). */
+/** A comparative that puts a number above what it compares ("larger than", "above", "exceeding"). */
+const COMPARATIVE = String.raw`(?:(?:larger|greater|bigger|higher|more)\s+than|above|over|beyond|exceed(?:s|ing)?)`;
+
+/**
+ * The phrases of an upper bound in words ("at most", "up to", "never exceeds"), and any comparative a negation
+ * governs ("none larger than", "no value is greater than", "none of them above": redteam-s21c C1), the phrase starting
+ * at the comparative so that the words before it ("no value") are its subject's.
+ */
 export const UPPER_WORDS =
   '(?:at most|up to|no more than|not more than|no greater than|not greater than|no larger than|below|less than|' +
-  "under|not exceeding|smaller than|lower than|(?:never|not|cannot|n't)\\s+(?:be\\s+)?exceeds?)";
+  "under|not exceeding|smaller than|lower than|(?:never|not|cannot|n't)\\s+(?:be\\s+)?exceeds?|" +
+  String.raw`(?<=\b(?:none|no|not|never|nothing)(?:\s+of\s+(?:them|these|those|its|their|the)(?:\s+[\w-]+)?)?` +
+  String.raw`(?:\s+[\w-]+){0,2}?\s+)${COMPARATIVE})`;
 
 /** Functions that select one of their arguments' values (an order statistic, a magnitude): no computed quantity. */
 export const SELECTING = 'max|min|maximum|minimum|abs';

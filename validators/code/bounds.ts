@@ -40,11 +40,23 @@ const UNITS = new RegExp(
 /** Words ending in s that are no plural noun. */
 const NOT_PLURAL = /^(?:is|as|was|has|its|this|thus|less|plus|unless|always|across|does|whereas|sometimes|yes|us)$/i;
 
-/** Whether the word after a bound makes it a count: a counting word, a parameter's name, a plural not a unit. */
+/** Words that end a bound's noun phrase: a preposition, a conjunction, a verb, a determiner. */
+const PHRASE_END =
+  /^(?:in|on|of|for|at|to|by|with|from|per|and|or|but|is|are|be|each|every|all|any|the|a|an|its|their)$/i;
+
+/**
+ * Whether the words after a bound make it a count: a counting word, a parameter's name, a plural not a unit, right
+ * after it or after one modifier ("at most 20 positive integers", "up to 50 lowercase letters").
+ */
 function counts(after: string, params: readonly string[]): boolean {
-  const word = /^\s+([A-Za-z][\w-]*)/.exec(after)?.[1];
-  if (word === undefined || UNITS.test(word) || NOT_PLURAL.test(word)) return false;
-  return COUNTED_WORDS.test(word) || paramOf(word, params) !== undefined || /[a-z]{2}s$/.test(word);
+  const [first, second] = [...after.matchAll(/^\s+([A-Za-z][\w-]*)(?:\s+([A-Za-z][\w-]*))?/g)][0]?.slice(1) ?? [];
+  const noun = (word: string | undefined) =>
+    word !== undefined &&
+    !UNITS.test(word) &&
+    !NOT_PLURAL.test(word) &&
+    (COUNTED_WORDS.test(word) || paramOf(word, params) !== undefined || /[a-z]{2}s$/.test(word));
+  if (first === undefined || UNITS.test(first) || NOT_PLURAL.test(first)) return false;
+  return noun(first) || (!PHRASE_END.test(first) && noun(second));
 }
 
 /** A subject atom ending right before a comparison sign: "n", "nums[i]", "nums.length", "len(nums)", "|v|", "a_i". */

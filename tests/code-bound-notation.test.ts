@@ -1,0 +1,107 @@
+// A number is what the statement means by it (validators/code/bound-notation.ts, redteam-s21c C1-C4): a bound written
+// in words, as a type or bit width, or as a count of digits is read as the bound it means, and a comparative a
+// negation governs, or a pronoun standing for the subject of the sentence before, ties it. Each finding's wording, the
+// red team's variants and others; and the readings that must not move (a string's digits, the output's width).
+import { describe, expect, it } from 'vitest';
+import { wordsValue, writtenMagnitudes } from '../validators/code/bound-notation.js';
+import { readBounds } from '../validators/code/bounds.js';
+
+/** Each bound read of nums, as "of bound" ("of bound *" when tied to any argument). */
+function tied(s: string, params: readonly string[] = ['nums']): string[] {
+  return readBounds(s, params).bounds.map((b) => `${b.of} ${b.bound}${b.param === undefined ? ' *' : ''}`);
+}
+
+describe('numbers in words', () => {
+  it('reads a run of number words as its value', () => {
+    for (const [words, value] of [
+      ['twenty', 20],
+      ['twenty-five', 25],
+      ['a billion', 1e9],
+      ['ten million', 1e7],
+      ['two hundred thousand', 2e5],
+      ['one hundred', 100],
+      ['a thousand', 1000],
+      ['three thousand five hundred', 3500],
+    ] as const)
+      expect(wordsValue(words), words).toBe(value);
+  });
+
+  it('leaves articles and a lone "one" as words', () => {
+    expect(writtenMagnitudes('a list of one or more values, a ten-digit integer')).toBe(
+      'a list of one or more values, a integer below 10^10',
+    );
+    expect(writtenMagnitudes('Given an array')).toBe('Given an array');
+  });
+
+  it('ties a bound written in words (C3)', () => {
+    for (const s of [
+      'nums has at most 20 values, each under a billion.',
+      'nums has at most 20 values, each less than one billion.',
+      'nums has at most twenty values, each below a billion.',
+    ])
+      expect(tied(s), s).toContain('value 1000000000');
+    expect(tied('nums has at most twenty values.')).toContain('length 20');
+    expect(tied('nums has at most 20 values, each at most ten million.')).toContain('value 10000000');
+  });
+});
+
+describe('types, bit widths and digit counts', () => {
+  it('reads a type or bit width as the range it names (C2)', () => {
+    for (const [s, bound] of [
+      ['nums has at most 20 values, each a 32-bit signed integer.', 2 ** 31],
+      ['nums has at most 20 values; the values are signed 32-bit.', 2 ** 31],
+      ['nums has at most 20 values, each an int32.', 2 ** 31],
+      ['nums holds at most 20 unsigned 32-bit integers.', 2 ** 32],
+      ['nums has at most 20 values, each of which fits in 30 bits.', 2 ** 30],
+    ] as const)
+      expect(
+        tied(s).filter((b) => b.endsWith(String(bound))),
+        s,
+      ).toHaveLength(1);
+    expect(tied('nums holds at most 20 unsigned 32-bit integers.')).toContain('length 20');
+  });
+
+  it("reads a count of a number's digits as its magnitude, of a string's as its length (C4)", () => {
+    for (const s of [
+      'nums has at most 20 values, each a positive integer of at most 10 digits.',
+      'nums[i] is a positive integer of up to 10 digits.',
+      'nums has at most 20 values, each a 10-digit integer.',
+    ])
+      expect(tied(s), s).toContain('value 10000000000');
+    expect(tied('nums has at most 20 values of up to nine digits each.')).toContain('value 1000000000');
+    expect(tied('s is a string of at most 10 digits.', ['s'])).not.toContain('value 10000000000');
+  });
+
+  it("keeps the output's width and a machine's off the inputs", () => {
+    expect(tied('Given nums, return their sum. It fits in 32 bits: at most 2^31 - 1.')).toEqual([]);
+    expect(tied('The answer fits in a 64-bit integer.')).toEqual([]);
+    expect(tied('Return the 32-bit checksum of nums.')).toEqual([]);
+  });
+});
+
+describe('comparatives under a negation, and a subject named before (C1)', () => {
+  it('ties a bound said of an elided or pronoun subject', () => {
+    for (const s of [
+      'nums has at most 20 values, none larger than 10^9.',
+      'nums has at most 20 values and none of them is larger than 10^9.',
+      'nums has at most 20 values; no value is greater than 10^9.',
+      'nums has at most 20 values. All are smaller than 10^9.',
+      'nums has at most 20 values. They are each at most 10^9.',
+      'nums has at most 20 values, none above 10^9.',
+    ])
+      expect(
+        tied(s).some((b) => /^(?:value|size) 1000000000$/.test(b)),
+        s,
+      ).toBe(true);
+  });
+
+  it('reads no bound from a comparative no negation governs', () => {
+    expect(tied('Return the count of values greater than 1000 in nums.')).toEqual([]);
+  });
+
+  it('counts a bound whose noun follows a modifier as a length', () => {
+    expect(tied('nums holds at most 100000 positive integers.')).toEqual(['length 100000']);
+    expect(tied('nums has at most 20 lowercase letters.')).toEqual(['length 20']);
+    expect(tied('nums[i] is at most 10^9 in absolute value.')).toEqual(['value 1000000000']);
+  });
+});
