@@ -1,7 +1,7 @@
-// The bytes of request bodies (and WebSocket messages) the service holds, charged to their client from the headers
-// on: a body reserves its declared Content-Length (a chunked one grows as it arrives) under its client's share of a
-// process-wide budget, and keeps it until its answer is sent; a body still arriving after the deadline is dropped
-// (V20-1: unfinished bodies were held by nothing and one client's filled the process's memory).
+// The bytes of request bodies (WebSocket messages, and unread answers) the service holds, charged to their client
+// from the headers on: a body reserves its declared Content-Length (a chunked one grows as it arrives) under its
+// client's share of a process-wide budget, and keeps it until its answer is sent; a body still arriving after the
+// deadline is dropped (V20-1: unfinished bodies were held by nothing and one client's filled the process's memory).
 import { ServeError } from './options.js';
 
 /** What the budget needs of the thing holding bytes: a way to drop it (its stream or socket) when reclaimed. */

@@ -72,9 +72,31 @@ export function serveConnection(
   let pending = 0; // messages received and not yet answered
   // A client that sends faster than it reads would have the server hold its answers without bound.
   const overloaded = () => pending > MAX_PENDING || socket.bufferedAmount > MAX_BUFFERED_BYTES;
+  // An answer the kernel has not taken yet is held for its client: charged to its principal in the budget its HTTP
+  // answers and bodies share (answer-budget.ts; V24-4: these were charged to nothing, up to 4 MB a connection times a
+  // principal's connections) until ws's send callback; past the principal's share the connection closes with 1013.
+  // While unread an answer is its client's to lose: not marked arrived, so another client's body or answer reclaims it.
+  const unsent = new Set<Hold>();
+  socket.once('close', () => {
+    for (const hold of unsent) hold.release();
+    unsent.clear();
+  });
   const send = (type: string, data: unknown) => {
     if (socket.readyState !== socket.OPEN) return;
-    socket.send(JSON.stringify({ type, data }));
+    const text = JSON.stringify({ type, data });
+    let hold: Hold;
+    try {
+      hold = service.bodies.reserve(sessions.who.principal, Buffer.byteLength(text), {
+        drop: () => socket.terminate(),
+      });
+    } catch (error) {
+      return socket.close(TRY_AGAIN_LATER, `answers not yet read: ${(error as Error).message}`.slice(0, 120));
+    }
+    unsent.add(hold);
+    socket.send(text, () => {
+      hold.release();
+      unsent.delete(hold);
+    });
     if (overloaded())
       socket.close(1008, `more than ${MAX_PENDING} messages or ${MAX_BUFFERED_BYTES} bytes of answers unread`);
   };

@@ -24,7 +24,7 @@ export class Service {
   private readonly inflightBy = new Map<string, number>();
   /** Where scored items are tallied for the learner's frontier (none: not recorded). */
   scores: ScoreBoard | null = null;
-  /** The bytes of request bodies and WebSocket messages held, by client (the server sets it). */
+  /** The bytes of request bodies, WebSocket messages and unread answers held, by client (the server sets it). */
   bodies: BodyBudget = new BodyBudget(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   /** The bearer tokens it knows: the operator's, and the client tokens the operator issued. */
   readonly credentials: Credentials;

@@ -70,3 +70,13 @@ describe('V24-3: proxy headers name no client', () => {
     }
   });
 });
+
+describe("V24-4: an OpenEnv WebSocket's unread answers charged to no budget", () => {
+  // ws-unread.mjs measures RSS, which does not fall back after GC: the budget's accounting is asserted instead, on
+  // serveConnection itself, in tests/openenv-ws-budget.test.ts (charged until the send callback, 1013 past the share).
+  it('V24-4 closed: the manifest says so, and names the code it is refused with', () => {
+    const entry = manifest.find((e) => e.id === 'V24-4') as { status: string; code?: string };
+    expect(entry.status).toBe('closed');
+    expect(entry.code).toMatch(/1013/);
+  });
+});
