@@ -21,6 +21,7 @@ const sample: PickSample = {
   tool: 'route',
   arg: 'ticket_id',
   printed: new Map(ids.map((i) => [i.toLowerCase(), i])),
+  listed: new Map(ids.map((i) => [i.toLowerCase(), new Set(["list_tickets's reply"])])),
 };
 
 /** The reference (routes both tickets) and a replay runner over `world`. */
@@ -102,6 +103,10 @@ describe('the entities a pick chooses among', () => {
     ...sample,
     candidates: [...sample.candidates.slice(0, 2), ...agents.map((a) => a.toLowerCase())],
     printed: new Map([...sample.printed, ...agents.map((a): [string, string] => [a.toLowerCase(), a])]),
+    listed: new Map([
+      ...sample.listed,
+      ...agents.map((a): [string, Set<string>] => [a.toLowerCase(), new Set(['agents'])]),
+    ]),
   };
   const kindOf = (id: string): [string, boolean] =>
     known.has(id)
@@ -114,9 +119,12 @@ describe('the entities a pick chooses among', () => {
     expect((await kept(kindOf, twoKinds)).candidates).toBeUndefined();
   });
 
-  it('keeps them where one is answered otherwise, or the replayed reference call so (a lock)', async () => {
+  it('keeps them where one is answered otherwise, listed beside the picks, or the last call so (a lock)', async () => {
     const one = await kept((id) => (id === 'AG2000' ? ['AG2000 is on leave.', false] : kindOf(id)), twoKinds);
     expect(one.candidates).toHaveLength(4);
+    // Listed beside the picks, they are of their kind: a refusal alike ('at most $10' for two gift cards) is a rule.
+    const beside = new Map([...twoKinds.listed].map(([c, s]): [string, Set<string>] => [c, new Set([...s, 'agents'])]));
+    expect((await kept(kindOf, { ...twoKinds, listed: beside })).candidates).toHaveLength(4);
     // A world that locks after an unknown id answers the reference's own call, replayed last, as the others.
     let unknownAt = Number.POSITIVE_INFINITY;
     const lock: World = (id, seen) => {

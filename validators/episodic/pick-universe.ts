@@ -1,7 +1,7 @@
 // The entities a pick chooses among: a listed entity is a candidate only where the picking tool knows it; one the tool
 // answers as it answers an unknown id, its state unchanged ("the TK0000 queue is closed" beside tickets TK4821), is
-// no choice a policy makes, so routing "every ticket" is no pick of all but one; nor are listed ids of another kind the
-// tool answers alike and as none it acts on, its state unchanged (technicians K452 beside jobs J305: redteam-s21e T4).
+// no choice a policy makes, so routing "every ticket" is no pick of all but one; nor are ids another listing names that
+// the tool answers alike and as none it acts on, its state unchanged (technicians K452 beside jobs J305: rt27e T4).
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
 import { unknownId } from './adversaries-undo.js';
@@ -55,8 +55,9 @@ const ALIKE = 2;
 /**
  * The candidates of a probed sample the tool refuses, its call changing nothing: answered as the unknown id but for
  * the id, where the unknown id's own reply differs from the reference's (the probe tells a known id from an unknown
- * one) and changes nothing; or answered alike, two or more, but for the id, and as the tool answers none of the ids the
- * reference chose ("K452 is a technician, not a job" beside jobs J305: another kind the tool does not act on).
+ * one) and changes nothing; or, named by no listing that names the reference's picks, answered alike, two or more, but
+ * for the id, and as the tool answers none of the ids the reference chose ("K452 is a technician, not a job" beside
+ * jobs J305: another kind the tool does not act on).
  */
 function refused(p: Probe, ref: Rollout, out: RolloutResult | undefined): Set<string> {
   if (!out?.ok) return new Set();
@@ -82,10 +83,14 @@ function refused(p: Probe, ref: Rollout, out: RolloutResult | undefined): Set<st
   const after = changed(last) ? undefined : masked(replies[last], String(call.args[p.sample.arg]));
   const alike = (a: string) =>
     replies.length > last && a !== after && !chosen.has(a) && answers.filter((b) => b === a).length >= ALIKE;
+  // Only an entity no listing of the reference's picks names: one listed beside them is of their kind ('at most $10').
+  const { listed } = p.sample;
+  const picks = new Set([...p.sample.chosen].flatMap((c) => [...(listed.get(c) ?? [])]));
+  const apart = (c: string) => [...(listed.get(c) ?? [...picks])].every((source) => !picks.has(source));
   return new Set(
-    p.others.filter((_, j) => {
+    p.others.filter((c, j) => {
       const a = answers[j];
-      return a !== undefined && ((probed && a === unknown) || alike(a));
+      return a !== undefined && ((probed && a === unknown) || (apart(c) && alike(a)));
     }),
   );
 }
