@@ -28,6 +28,8 @@ export interface PickSample {
   tool: string;
   arg: string;
   printed: Map<string, string>;
+  /** The texts (listings) that name each candidate. */
+  listed: Map<string, Set<string>>;
 }
 
 /**
@@ -85,10 +87,12 @@ export function pickSamples(
         const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
         const fields = new Map<string, string[]>();
         const printed = new Map<string, string>();
+        const listed = new Map<string, Set<string>>();
         for (const [source, text] of texts) {
           const p = parsed(text);
           for (const id of p.order) {
             if (!printed.has(id)) printed.set(id, (p.cells.get(id) as { printed: string }).printed);
+            listed.set(id, (listed.get(id) ?? new Set<string>()).add(source));
             const own = fields.get(id) ?? [...idFields(id)];
             own.push(
               ...structuralFields(source, p, id),
@@ -100,10 +104,10 @@ export function pickSamples(
           }
         }
         const candidates = [...fields.keys()].slice(0, 200);
-        const listed = candidates.filter((c) => chosen.has(c)).length;
-        return listed === 0 || listed === candidates.length
+        const named = candidates.filter((c) => chosen.has(c)).length;
+        return named === 0 || named === candidates.length
           ? []
-          : [{ level: r.level, value: '', candidates, chosen, fields, of: i, tool: tool.name, arg, printed }];
+          : [{ level: r.level, value: '', candidates, chosen, fields, of: i, tool: tool.name, arg, printed, listed }];
       });
       if (samples.length > 0) out.set(`${tool.name}.${arg}`, samples);
     }
