@@ -3,7 +3,8 @@
 // negation governs, or a pronoun standing for the subject of the sentence before, ties it. Each finding's wording, the
 // red team's variants and others; and the readings that must not move (a string's digits, the output's width).
 import { describe, expect, it } from 'vitest';
-import { wordsValue, writtenMagnitudes } from '../validators/code/bound-notation.js';
+import { writtenMagnitudes } from '../validators/code/bound-notation.js';
+import { wordsValue } from '../validators/number-words.js';
 import { readBounds } from '../validators/code/bounds.js';
 
 /** Each bound read of nums, as "of bound" ("of bound *" when tied to any argument). */

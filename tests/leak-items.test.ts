@@ -14,7 +14,9 @@ function rng(seed: number) {
 }
 type Tell = 'none' | 'fraction' | 'decimal zero' | 'star' | 'bold table' | 'indent' | 'capitals' | Labelled | Layout;
 /** Ordinary punctuation or field order alone (red team rt26s R1): the row's layout, its content masked, is its own. */
-type Layout = 'semicolons' | 'fields reordered' | 'a trailing full stop';
+type Layout = 'semicolons' | 'fields reordered' | 'a trailing full stop' | Signed;
+/** A sign is layout, not part of a number's content (red team rt27s S3): the winner's readings printed with '+'. */
+type Signed = 'plus signs' | 'a plus sign on one reading' | 'readings below zero';
 /** The fraction tell with the name inside its row (red team rt23s G2): after a word, or after an index column. */
 type Labelled = 'fraction, a word before the name' | 'fraction, an index column before the name';
 /** "Which station had the highest mean?": rows of readings, the winner's row told apart by `tell` (or by nothing). */
@@ -22,10 +24,12 @@ function samples(tell: Tell, count = 80): ReaderSample[] {
   return Array.from({ length: count }, (_, i) => {
     const r = rng(i + 7);
     const names = [...NAMES].sort(() => r(3) - 1).slice(0, 3 + (i % 5));
-    const rows = names.map(() => Array.from({ length: 4 }, () => 5 + r(25)));
+    const low = tell === 'readings below zero' ? -15 : 5;
+    const rows = names.map(() => Array.from({ length: 4 }, () => low + r(25)));
     const sums = rows.map((x) => x.reduce((a, b) => a + b, 0));
     const best = sums.indexOf(Math.max(...sums));
-    const cells = rows.map((x, k) => x.map((v, d) => (k === best && d === 3 ? cellOf(tell, v) : String(v))));
+    const told = (k: number, d: number) => k === best && (d === 3 || tell === 'plus signs');
+    const cells = rows.map((x, k) => x.map((v, d) => (told(k, d) ? cellOf(tell, v) : String(v))));
     const line = (n: string, k: number) => {
       const mine = k === best;
       if (tell === 'bold table') return `| ${mine ? `**${n}**` : n} | ${(cells[k] as string[]).join(' | ')} |`;
@@ -46,6 +50,7 @@ function samples(tell: Tell, count = 80): ReaderSample[] {
 function cellOf(tell: Tell, v: number): string {
   if (tell.startsWith('fraction')) return `${v}.5`;
   if (tell === 'decimal zero') return v.toFixed(1);
+  if (tell === 'plus signs' || tell === 'a plus sign on one reading') return `+${v}`;
   return String(v);
 }
 
@@ -62,6 +67,8 @@ describe("the list items reader: a row singled out by its text's look, judged ag
     'semicolons',
     'fields reordered',
     'a trailing full stop',
+    'plus signs',
+    'a plus sign on one reading',
   ])('the winner told apart by %s: its row is read every time, far above 1/K', (tell) => {
     const overall = pooled(samples(tell), ITEMS);
     expect(overall?.rate).toBe(1);
@@ -70,6 +77,12 @@ describe("the list items reader: a row singled out by its text's look, judged ag
 
   it('rows that differ only by the task (the highest mean): no feature of their text reads the winner', () => {
     const overall = pooled(samples('none'), ITEMS);
+    expect(overall).not.toBeNull();
+    expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);
+  });
+
+  it('readings below zero in some rows: minus signs follow the readings, no rule of layout reads the winner', () => {
+    const overall = pooled(samples('readings below zero'), ITEMS);
     expect(overall).not.toBeNull();
     expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);
   });

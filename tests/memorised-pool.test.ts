@@ -76,6 +76,42 @@ describe('memorised-pool', () => {
     expect(m.gain).toBeGreaterThan(0.25);
   });
 
+  it('finds a pool whose numbers are written in another form each time: a number is its value (rt27s S1)', () => {
+    const UNITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+    const TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen'];
+    const spelled = (n: number): string => {
+      const [h, t, u] = [Math.floor(n / 100), Math.floor(n / 10) % 10, n % 10];
+      const tail =
+        t === 1 ? TEENS[u] : t > 1 ? `${['twenty', 'thirty', 'forty', 'fifty'][t - 2]}-${UNITS[u]}` : UNITS[u];
+      return h > 0 ? `${UNITS[h]} hundred and ${tail}` : (tail as string);
+    };
+    const roman = (n: number) =>
+      `${'C'.repeat(Math.floor(n / 100))}${'X'.repeat(Math.floor(n / 10) % 10)}${'I'.repeat(n % 10)}`;
+    const places = (n: number) => `${Math.floor(n / 100)} hundreds, ${Math.floor(n / 10) % 10} tens and ${n % 10} ones`;
+    const forms = [String, spelled, roman, places, (n: number) => `00${n}`];
+    const table = (level: number) => Array.from({ length: 12 }, (_, i) => [100 * level + 17 * i + 21, (i % 5) + 12]);
+    const written = (r: (lo: number, hi: number) => number, m: number, a: number) =>
+      `What is ${(forms[r(0, 4)] as (n: number) => string)(m)} plus ${(forms[r(0, 4)] as (n: number) => string)(a)}?`;
+    const pool = memorisedGain(
+      samples((r, level) => {
+        const [m, a] = table(level)[r(0, 11)] as [number, number];
+        return { text: written(r, m, a), answer: String(m + a) };
+      }),
+      10,
+      3,
+    );
+    expect(pool.gain).toBeGreaterThan(0.25);
+    const drawn = memorisedGain(
+      samples((r, level) => {
+        const [m, a] = [100 * level + r(21, 240), r(12, 16)];
+        return { text: written(r, m, a), answer: String(m + a) };
+      }),
+      10,
+      3,
+    );
+    expect(drawn.gain).toBeLessThan(0.1);
+  });
+
   it('finds a pool of word problems, and no pool where the words are drawn', () => {
     const WORDS = ['amber', 'birch', 'cedar', 'delta', 'ember', 'fjord', 'gravel', 'harbor', 'island', 'jasper'];
     const sortOf = (list: string[]) => ({ text: `Sort: ${list.join(', ')}.`, answer: [...list].sort().join(' ') });

@@ -25,11 +25,12 @@ const TEXT: Array<[string, (raw: string) => number]> = [
   ['length class', (raw) => Math.round(Math.log2(1 + raw.trim().length))],
 ];
 /**
- * An item's printed form with its content masked (a run of letters, a signed run of digits each one symbol; runs of
- * plain spaces one space, as aligned columns pad them; other spacing and punctuation kept, unlike reader-gates'
+ * An item's printed form with its content masked (a run of letters, a run of digits each one symbol; runs of plain
+ * spaces one space, as aligned columns pad them; a sign, other spacing and punctuation kept, unlike reader-gates'
  * lineLayout, which trims and collapses every space): a row printed through another code path ("21; 19" among
  * "21, 19", "21, 19 (Alder)" among "Alder: 21, 19", a trailing or non-breaking space) differs from the others here,
- * whatever the difference is. Its value is the place of the first item laid out the same, so only the odd one out is
+ * whatever the difference is; a sign is layout, not content ("+21" among "21" rows, "ABC-1234" among "ABC1234",
+ * rt27s S3). Its value is the place of the first item laid out the same, so only the odd one out is
  * a rule ("the layout equals c" says nothing). The first LAYOUT_CHARS characters are read.
  */
 const LAYOUT = 'layout (its text with letters and digits masked)';
@@ -39,7 +40,7 @@ function layouts(raws: string[]): number[] {
     r
       .slice(0, LAYOUT_CHARS)
       .replace(/\p{L}+/gu, 'a')
-      .replace(/[-+\u2212]?\p{N}+/gu, '9')
+      .replace(/\p{N}+/gu, '9')
       .replace(/ {2,}/g, ' '),
   );
   return masked.map((m) => masked.indexOf(m));

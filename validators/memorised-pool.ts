@@ -2,6 +2,7 @@
 // decide the reference on one half of a level's instances, answers the other half from memory; cosmetic variation
 // (ids, names, filler) around a small pool of problems lets it beat chance, a real instance space does not.
 import { normalizeAnswer } from './answers.js';
+import { numbersAsValues } from './number-words.js';
 import { lowerBound } from './stats.js';
 
 /** One sampled instance: its level, prompt and normalised reference answer. */
@@ -17,6 +18,8 @@ type Parts = Map<string, string>;
 const TOKEN = /\d+(?:[.,]\d+)*|\p{L}+/gu;
 /** The part of each prompt read (a pool's problem sits in a short prompt; a long one would cost seconds a level). */
 const MAX_CHARS = 4_000;
+/** The part of a prompt read, its numbers as values: "12", "twelve", "XII", "1 ten 2 ones" are one (rt27s S1). */
+const readPart = (prompt: string): string => numbersAsValues(prompt.slice(0, MAX_CHARS));
 /** The most classes a level's search considers (the ones that vary most across its prompts come first). */
 const MAX_CLASSES = 400;
 /** The most prompt parts a key may join. */
@@ -31,7 +34,7 @@ export function promptParts(prompt: string): Parts {
   const numbers: string[] = [];
   const byContext = new Map<string, number>();
   let previous = '^';
-  for (const token of prompt.slice(0, MAX_CHARS).match(TOKEN) ?? []) {
+  for (const token of readPart(prompt).match(TOKEN) ?? []) {
     if (/^\d/.test(token)) {
       const k = byContext.get(previous) ?? 0;
       byContext.set(previous, k + 1);
@@ -122,7 +125,7 @@ const WORD = /\p{L}+/gu;
 /** The prompt's numbers (or words, lower-cased), as a multiset of their texts. */
 function tokensOf(prompt: string, pattern: RegExp): Map<string, number> {
   const out = new Map<string, number>();
-  for (const raw of prompt.slice(0, MAX_CHARS).match(pattern) ?? []) {
+  for (const raw of readPart(prompt).match(pattern) ?? []) {
     const t = raw.toLowerCase();
     out.set(t, (out.get(t) ?? 0) + 1);
   }

@@ -3,53 +3,10 @@
 // bits") and a count of a number's digits ("of at most 10 digits", "a 9-digit integer") each become the bound it
 // means ("below 2^31", "below 10^10"), so every reader sees what the statement means, however it is written.
 
-const UNITS = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-];
-const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const SCALES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
+import { NUMBER_WORD, wordsValue } from '../number-words.js';
 
-const WORD = `(?:${[...UNITS, ...TENS.filter(Boolean)].join('|')}|hundred|thousand|million|billion|trillion)`;
 /** A number in words: a run of number words, "a"/"an" before one ("two hundred thousand", "a billion"). */
-const NUMBER_WORDS = new RegExp(String.raw`\b(?:an?\s+)?${WORD}(?:[\s-]+${WORD})*\b`, 'gi');
-
-/** A number in words as its value; NaN where it is none. */
-export function wordsValue(phrase: string): number {
-  let total = 0;
-  let group = 0;
-  for (const word of phrase.toLowerCase().split(/[\s-]+/)) {
-    const unit = UNITS.indexOf(word);
-    const ten = TENS.indexOf(word);
-    if (word === 'a' || word === 'an') group = 1;
-    else if (unit >= 0) group += unit;
-    else if (ten >= 2) group += ten * 10;
-    else if (word === 'hundred') group = (group || 1) * 100;
-    else if (SCALES[word] !== undefined) {
-      total += (group || 1) * (SCALES[word] as number);
-      group = 0;
-    } else return Number.NaN;
-  }
-  return total + group;
-}
+const NUMBER_WORDS = new RegExp(String.raw`\b(?:an?\s+)?${NUMBER_WORD}(?:[\s-]+${NUMBER_WORD})*\b`, 'gi');
 
 /** A number in words as a numeral; an article before a word that is no hundred or scale stays ("a ten-digit"). */
 function numeral(phrase: string): string {
