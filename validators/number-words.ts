@@ -91,6 +91,9 @@ function romanValue(numeral: string): number {
   return total;
 }
 
+/** The text with its numbers in words as numerals ("two hundred and five" 205); articles and "one" alone stay. */
+export const spokenNumbers = (text: string): string => text.replace(SPOKEN, spokenNumeral);
+
 /** A numeral in one spelling: no thousands separators, no leading zeros, no trailing zeros after a point. */
 function canonical(token: string): string {
   const plain = /^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(token) ? token.replaceAll(',', '') : token;
@@ -109,8 +112,7 @@ function canonical(token: string): string {
  */
 export function numbersAsValues(text: string): string {
   return (
-    text
-      .replace(SPOKEN, spokenNumeral)
+    spokenNumbers(text)
       // An empty match ("LL", no numeral) stays as it is.
       .replace(ROMAN, (r) => (r ? String(romanValue(r)) : r))
       .replace(/\d+(?:[.,]\d+)*/g, canonical)

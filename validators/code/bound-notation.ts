@@ -3,20 +3,7 @@
 // bits") and a count of a number's digits ("of at most 10 digits", "a 9-digit integer") each become the bound it
 // means ("below 2^31", "below 10^10"), so every reader sees what the statement means, however it is written.
 
-import { NUMBER_WORD, wordsValue } from '../number-words.js';
-
-/** A number in words: a run of number words, "a"/"an" before one ("two hundred thousand", "a billion"). */
-const NUMBER_WORDS = new RegExp(String.raw`\b(?:an?\s+)?${NUMBER_WORD}(?:[\s-]+${NUMBER_WORD})*\b`, 'gi');
-
-/** A number in words as a numeral; an article before a word that is no hundred or scale stays ("a ten-digit"). */
-function numeral(phrase: string): string {
-  const article = /^(an?)\s+(?!hundred|thousand|million|billion|trillion)/i.exec(phrase);
-  if (article !== null) return `${article[0]}${numeral(phrase.slice(article[0].length))}`;
-  // "one" alone counts a noun ("one of", "one value"): it stays a word.
-  if (/^one$/i.test(phrase)) return phrase;
-  const value = wordsValue(phrase);
-  return Number.isFinite(value) ? String(value) : phrase;
-}
+import { spokenNumbers } from '../number-words.js';
 
 /** A bit width, signed or not, of a noun or alone: "32-bit signed integer", "signed 32-bit integers". */
 const BIT_WIDTH = new RegExp(
@@ -40,8 +27,7 @@ const bitBound = (bits: number, signed: boolean) => `below 2^${signed ? bits - 1
  */
 export function writtenMagnitudes(text: string): string {
   return (
-    text
-      .replace(NUMBER_WORDS, numeral)
+    spokenNumbers(text)
       // Types: "int32", "uint8", "i64", "u16".
       .replace(/\b(u?)(?:int|i)(8|16|32|64)(?:_t)?\b/g, (_, u: string, k: string) => `integer ${bitBound(+k, !u)}`)
       // Bit widths: "32-bit signed integer", "signed 32-bit integers", "a 64 bit unsigned value", "signed 32-bit".
