@@ -33,6 +33,8 @@ const MANIFEST = readRedteam([
   'redteam-s20e',
   // rt27e (session 21): session 20's episodic fixes (caps.ts, undoneLater, directedCopy, observationLeaks).
   'redteam-s21e',
+  // rt28e (session 22): session 21's episodic fixes (pick-universe.ts, judgePick, caps.ts statedCaps).
+  'redteam-s22e',
   // rt22 (session 17), rt24 (session 18) and rt25 (session 19) attacked every kind: their episodic entries (the
   // others: redteam.test.ts, redteam-code.test.ts).
 ]).concat(readRedteam(['redteam-s17', 'redteam-s18', 'redteam-s19']).filter((e) => e.kind === 'episodic'));
