@@ -1,0 +1,31 @@
+// Red team v25 (Trust V round 7, session 22): scripts against a real `envforge serve`
+// (tests/fixtures/redteam-v25/FINDINGS.md); each open finding is asserted still decided wrong. npm run build first.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scriptRunner } from './helpers/fixture-script.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v25');
+const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as Array<{
+  id: string;
+  status: string;
+}>;
+const status = (id: string) => manifest.find((e) => e.id === id)?.status;
+const runScript = scriptRunner(FIXTURES);
+
+it('every finding of the manifest is open or closed', () => {
+  expect(manifest.every((e) => e.status === 'open' || e.status === 'closed')).toBe(true);
+});
+
+describe('V25-1: an answer being read is reclaimed as unread', () => {
+  it('control: without the hostile the honest 55 MB sample answer is read whole', async () => {
+    const r = await runScript('reclaim-reading.mjs', ['control', '4000', '0', '64'], 120_000);
+    expect(r.honest, JSON.stringify(r)).toMatchObject({ status: '200', complete: true });
+  }, 150_000);
+
+  it('V25-1 open: a hostile request of headers only cuts the honest answer mid-transfer', async () => {
+    expect(status('V25-1')).toBe('open');
+    const r = await runScript('reclaim-reading.mjs', ['attack', '4000', '0', '64'], 120_000);
+    expect(r.honest, JSON.stringify(r)).toMatchObject({ status: '200', complete: false });
+  }, 150_000);
+});
