@@ -29,3 +29,18 @@ describe('V25-1: an answer being read is reclaimed as unread', () => {
     expect(r.honest, JSON.stringify(r)).toMatchObject({ status: '200', complete: false });
   }, 150_000);
 });
+
+describe('V25-2: sessions bounded by count, not bytes, in memory', () => {
+  it('control: 300 idle sessions of a large state fit a 128 MB heap; the honest episode is served', async () => {
+    const r = await runScript('session-memory.mjs', ['300', '0', '3', '128', '8'], 150_000);
+    expect(r.serverExit, JSON.stringify(r)).toBeNull();
+    expect(r.honestEpisodeAfter).toBe(200);
+  }, 180_000);
+
+  it('V25-2 open: one client creating idle sessions within --max-sessions exhausts the heap', async () => {
+    expect(status('V25-2')).toBe('open');
+    const r = await runScript('session-memory.mjs', ['1000', '0', '3', '128', '8'], 240_000);
+    expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
+    expect(r.honestEpisodeAfter).toBe('no answer');
+  }, 270_000);
+});
