@@ -44,3 +44,15 @@ describe('V25-2: sessions bounded by count, not bytes, in memory', () => {
     expect(r.honestEpisodeAfter).toBe('no answer');
   }, 270_000);
 });
+
+describe('V25-3: one more session, and every step is a replay', () => {
+  // The finding is a cost (every step replays its episode from reset), measured by hand in round times; timings are
+  // not asserted here. What is asserted: the other client's create is served and no honest step is refused, so the
+  // cost is all there is to see from outside (FINDINGS.md has the figures).
+  it('V25-3 open: the honest trainer is served through the thrash, every step 200', async () => {
+    expect(status('V25-3')).toBe('open');
+    const r = await runScript('slot-thrash.mjs', ['other', '8', '20', '2'], 150_000);
+    expect(r.otherCreate, JSON.stringify(r)).toBe(200);
+    expect(r.statuses).toEqual({ 200: 8 * 24 });
+  }, 180_000);
+});
