@@ -56,3 +56,14 @@ describe('V25-3: one more session, and every step is a replay', () => {
     expect(r.statuses).toEqual({ 200: 8 * 24 });
   }, 180_000);
 });
+
+describe('V25-4: a WebSocket frame still arriving is charged to no one', () => {
+  it('V25-4 open: 200 partial frames (50 MB) are unseen by a 64 MB budget: an honest 15 MB body beside them', async () => {
+    expect(status('V25-4')).toBe('open');
+    const r = await runScript('ws-partial-frames.mjs', ['200', '262143', '64', '15'], 120_000);
+    expect(r.statuses, JSON.stringify(r)).toEqual({ 101: 200 });
+    expect(r.honestVerify).toBe(200);
+    // A budget that charged them would have closed some (1013 past the share) or reclaimed them for the honest body.
+    expect(r.stillOpenAfterHonest).toBe(200);
+  }, 150_000);
+});
