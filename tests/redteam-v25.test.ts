@@ -67,3 +67,21 @@ describe('V25-4: a WebSocket frame still arriving is charged to no one', () => {
     expect(r.stillOpenAfterHonest).toBe(200);
   }, 150_000);
 });
+
+describe('V25-5: episode ids on disk for every local account', () => {
+  it('V25-5 open: the journal folder is world-readable and another client ends the episode by an id read there', async () => {
+    expect(status('V25-5')).toBe('open');
+    const r = await runScript('journal-ids.mjs', ['read'], 120_000);
+    // Under the usual umask 022 (this machine's and CI's): the folder 755, the files 644.
+    expect(r.othersMayRead, JSON.stringify(r)).toBe(true);
+    expect(r.readIdIsVictims).toBe(true);
+    expect(r.otherEnds).toEqual({ status: 200, end: 'truncated' });
+    expect(r.victimNextStep).toEqual({ status: 409, code: 'E_EPISODE_OVER' });
+  }, 150_000);
+
+  it('control: an id of the same shape, guessed, opens nothing; the victim plays on', async () => {
+    const r = await runScript('journal-ids.mjs', ['control'], 120_000);
+    expect(r.otherEnds, JSON.stringify(r)).toEqual({ status: 404, end: 'E_UNKNOWN_EPISODE' });
+    expect(r.victimNextStep).toEqual({ status: 200, code: null });
+  }, 150_000);
+});
