@@ -85,3 +85,30 @@ describe('V25-5: episode ids on disk for every local account', () => {
     expect(r.victimNextStep).toEqual({ status: 200, code: null });
   }, 150_000);
 });
+
+describe("V25-6: the exports' client does not retry an answer cut short", () => {
+  it('V25-6 open: a cut step raises IncompleteRead, later steps are 409, the service is a turn ahead', async () => {
+    expect(status('V25-6')).toBe('open');
+    const r = await runScript('cut-step.mjs', ['cut'], 120_000);
+    const calls = r.client as Record<string, { raised?: string; status?: number }>;
+    expect(calls['step 2 (answer cut)'], JSON.stringify(r)).toEqual({ raised: 'http.client.IncompleteRead' });
+    expect(calls['step 3']).toMatchObject({ raised: 'EnvforgeServiceError', status: 409 });
+    expect(r.service).toMatchObject({ turn: 2, actions: ['list_arrivals', 'list_rooms'] });
+  }, 150_000);
+
+  it('control: without the cut the client plays all four steps', async () => {
+    const r = await runScript('cut-step.mjs', ['control'], 120_000);
+    expect(r.clientTurn, JSON.stringify(r)).toBe(4);
+    expect((r.service as { turn: number }).turn).toBe(4);
+  }, 150_000);
+});
+
+describe('real clients (held)', () => {
+  it('a Python OpenEnv WebSocket client: unfinished, two calls in one turn, reused instance, resume', async () => {
+    const r = await runScript('real-clients.mjs', [], 150_000);
+    expect(r.unfinished, JSON.stringify(r)).toMatchObject({ status: 200, done: true, end: 'truncated', turn: 3 });
+    expect(r.two_calls_one_turn).toEqual({ turns: [1, 2], types: ['observation', 'observation'] });
+    expect(r.reused_instance).toEqual({ episodes: 3, ends: [true, 'truncated', 'truncated'] });
+    expect(r.resumed).toEqual({ resumed: true, turn: 2 });
+  }, 180_000);
+});
