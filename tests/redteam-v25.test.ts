@@ -58,7 +58,7 @@ describe('V25-3: one more session, and every step is a replay', () => {
 });
 
 describe('V25-4: a WebSocket frame still arriving is charged to no one', () => {
-  it('V25-4 open: 200 partial frames (50 MB) are unseen by a 64 MB budget: an honest 15 MB body beside them', async () => {
+  it('V25-4 open: 200 partial frames (50 MB) unseen by a 64 MB budget: an honest 15 MB body beside them', async () => {
     expect(status('V25-4')).toBe('open');
     const r = await runScript('ws-partial-frames.mjs', ['200', '262143', '64', '15'], 120_000);
     expect(r.statuses, JSON.stringify(r)).toEqual({ 101: 200 });
@@ -69,7 +69,7 @@ describe('V25-4: a WebSocket frame still arriving is charged to no one', () => {
 });
 
 describe('V25-5: episode ids on disk for every local account', () => {
-  it('V25-5 open: the journal folder is world-readable and another client ends the episode by an id read there', async () => {
+  it('V25-5 open: the journals are world-readable; another client ends the episode by an id read there', async () => {
     expect(status('V25-5')).toBe('open');
     const r = await runScript('journal-ids.mjs', ['read'], 120_000);
     // Under the usual umask 022 (this machine's and CI's): the folder 755, the files 644.
