@@ -599,3 +599,4 @@ singleTurnCorpus('red team rt24 (session 18, every kind): tests/fixtures/redteam
 singleTurnCorpus('leak-gate (session 20, fixgate): tests/fixtures/leak-gate/', 'leak-gate');
 singleTurnCorpus('red team rt26s (session 20): tests/fixtures/redteam-s20s/', 'redteam-s20s');
 singleTurnCorpus('red team rt27s (session 21): tests/fixtures/redteam-s21s/', 'redteam-s21s');
+singleTurnCorpus('red team rt28s (session 22): tests/fixtures/redteam-s22s/', 'redteam-s22s');
