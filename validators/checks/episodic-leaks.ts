@@ -6,9 +6,9 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
-import { copyPlan, copyRuleOf, peerCopyPlan, shownSamples, type CopyRule } from '../episodic/copies.js';
+import { copyPlan, copyRuleOf, entityShown, peerCopyPlan, shownSamples, type CopyRule } from '../episodic/copies.js';
 import { tokensOf } from '../episodic/probes.js';
-import { derivedFromShown } from '../episodic/shown-derivation.js';
+import { derivedFromShown, type ShownSample } from '../episodic/shown-derivation.js';
 import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselines.js';
 import { scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
@@ -41,31 +41,55 @@ function knownOf(r: Rollout, initial: RolloutResult | undefined, meta: EpisodicM
 }
 
 /**
- * Whether an observation of a probe with `sent` actions (a wrong value refused) shows a number the reference sends
- * that the texts do not state, first in the reply to the call that sent the wrong value in its place or later: the
- * right value answered after a wrong one. A value shown before that call is the copy's to judge (`copyOf`: a lookup
- * or a derived value, redteam-s20e S3, S5), not a coincidence here.
+ * The values of the reference's calls that an observation of a probe with `sent` actions (a wrong value refused) shows
+ * first in the reply to the call that sent the wrong value in its place or later: the right value answered after a
+ * wrong one, not stated in the texts. Each with the numbers the reference's latest reply before that call naming its
+ * entity shows (`entityShown`), as a sample of a derivation (`observationLeaks`). A value shown before that call (to
+ * the probe or the reference) is the copy's to judge (`copyOf`: redteam-s20e S3, S5), not a revelation here.
  */
-export function observationLeaks(
+function revelations(
   r: Rollout,
+  i: number,
   observations: string[] | undefined,
   initial: RolloutResult | undefined,
   sent: unknown[],
   meta?: EpisodicMeta,
-): boolean {
+): ShownSample[] {
   const held = knownOf(r, initial, meta);
-  if (!held || !observations) return false;
+  if (!held || !observations) return [];
   const argsOf = (a: unknown): unknown[] =>
     Object.values(((a as { args?: Record<string, unknown> } | null)?.args ?? {}) as Record<string, unknown>);
   const shows = (text: string, v: number) => tokensOf(text).some((w) => Number(w) === v);
-  return r.actions.some((action, k) =>
-    argsOf(action).some((v) => {
-      if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || held.known.has(String(v)))
-        return false;
-      if (observations.slice(0, k).some((text) => shows(text, v))) return false;
-      return observations.some((text, j) => j >= k && !argsOf(sent[j]).includes(v) && shows(text, v));
+  return r.actions.flatMap((action, k) =>
+    argsOf(action).flatMap((v) => {
+      if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || held.known.has(String(v))) return [];
+      const before = [...observations.slice(0, k), ...(r.observations ?? []).slice(0, k)];
+      if (before.some((text) => shows(text, v))) return [];
+      const revealed = observations.some((text, j) => j >= k && !argsOf(sent[j]).includes(v) && shows(text, v));
+      const shown = revealed ? entityShown(r, r.observations ?? [], k) : [];
+      return revealed ? [{ episode: i, value: v, shown, at: -1, stated: held.stated }] : [];
     }),
   );
+}
+
+/**
+ * For each reference, whether a refused wrong value is answered with the right one (`revelations`, the perturbed
+ * replays' observations) where the right values are derived from what the references were shown of their entities
+ * (shown-derivation.ts, over all references): a lookup the refusal names (an order's price a read would show) is the
+ * world's figure, not the agent's work revealed.
+ */
+export function observationLeaks(
+  refs: readonly Rollout[],
+  probe: (i: number) => RolloutResult | undefined,
+  initial: (i: number) => RolloutResult | undefined,
+  meta?: EpisodicMeta,
+): boolean[] {
+  const found = refs.map((r, i) => {
+    const p = probe(i);
+    return p?.ok === true ? revelations(r, i, p.observations, initial(i), p.actions, meta) : [];
+  });
+  const derived = derivedFromShown(found.flat());
+  return found.map((x) => derived && x.length > 0);
 }
 
 /** Whether a copy rule reads a derived value: the references' copies by it, judged by shown-derivation.ts (memoised). */
@@ -90,6 +114,7 @@ export function derivesOf(
       return held && r.observations ? shownSamples(r, r.observations, rule, i, held.stated) : [];
     });
     const derived = derivedFromShown(samples);
+
     memo.set(key, derived);
     return derived;
   };
@@ -199,12 +224,12 @@ export const episodicLeaks: EpisodicCheck = {
           );
         const copied = earned(false);
         const coincident = earned(true);
-        const refused = ctx.refs.map((r, i) => {
-          const probe = perturbed.get(i);
-          return (
-            probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions, ctx.meta)
-          );
-        });
+        const refused = observationLeaks(
+          ctx.refs,
+          (i) => perturbed.get(i),
+          (i) => noAction.get(i),
+          ctx.meta,
+        );
         const leaks = ctx.refs.map((_, i) => copied.has(i) || (refused[i] as boolean));
         // A copy's chance trial the world refuses is a loss, not undecided: only a derived value is copied, a decision
         // the world may check at the call (redteam-s21e T8); an issued id is a lookup, never copied (redteam-s20e S5).

@@ -34,6 +34,18 @@ function entityNumbers(call: Action, other: Action | undefined, reply: string): 
   return lines.length === 0 ? null : numbersIn(lines.join('\n'));
 }
 
+/** The numbers of the latest reply before call `k` that belong to its entity (`entityNumbers`); none where none does. */
+export function entityShown(r: Rollout, observations: string[], k: number): number[] {
+  const acts = actionsOf(r);
+  const call = acts[k];
+  if (!call || acts.length !== r.actions.length) return [];
+  for (let j = k - 1; j >= 0; j--) {
+    const shown = entityNumbers(call, acts[j], observations[j] ?? '');
+    if (shown && shown.length > 0) return shown;
+  }
+  return [];
+}
+
 /**
  * Whether `v`, sent by call `i`, is the world's bookkeeping of the policy's own earlier calls on the same entity: a
  * number of the initial state less (or plus) what they sent, per tool and argument or all together (a balance left
