@@ -1,8 +1,8 @@
 // Leaks of the reference's values to the agent: replaying only the reference actions whose values the prompt
 // spells out must not solve its own episode more often than another's (the prompt gives the plan away); copying
-// a computed value an observation shows before the reference sends it must not earn the reference's score (played,
-// copies.ts), and no refused wrong value may be answered with the right one (an echo of the agent's own arguments
-// aside). All judged as rates against chance.
+// a value a stated rule derives from what else an observation shows, before the reference sends it, must not earn
+// the reference's score (played, copies.ts; shown-derivation.ts tells it from a lookup), and no refused wrong value
+// may be answered with such a right one (an echo of the agent's own arguments aside). All judged against chance.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
@@ -92,7 +92,7 @@ export function observationLeaks(
   return found.map((x) => derived && x.length > 0);
 }
 
-/** Whether a copy rule reads a derived value: the references' copies by it, judged by shown-derivation.ts (memoised). */
+/** Whether a copy rule reads a derived value: the references' copies by it, judged by shown-derivation.ts. */
 export type Derives = (rule: CopyRule) => boolean;
 
 /**

@@ -34,7 +34,7 @@ function entityNumbers(call: Action, other: Action | undefined, reply: string): 
   return lines.length === 0 ? null : numbersIn(lines.join('\n'));
 }
 
-/** The numbers of the latest reply before call `k` that belong to its entity (`entityNumbers`); none where none does. */
+/** The numbers of the latest reply before call `k` that belong to its entity (`entityNumbers`), or none. */
 export function entityShown(r: Rollout, observations: string[], k: number): number[] {
   const acts = actionsOf(r);
   const call = acts[k];
