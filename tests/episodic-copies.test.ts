@@ -1,16 +1,15 @@
 // The copy of a shown value (validators/episodic/copies.ts): its rule, its play, and the bookkeeping it leaves alone.
 import { describe, expect, it } from 'vitest';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { actionsOf } from '../validators/episodic/adversaries.js';
 import {
   bookkept,
   copiedValues,
   copyPlan,
   copyRuleOf,
-  directedCopy,
   peerCopyPlan,
-  refusedAsUnknown,
+  shownSamples,
 } from '../validators/episodic/copies.js';
+import { derivedFromShown, type ShownSample } from '../validators/episodic/shown-derivation.js';
 
 const call = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
 const rollout = (actions: ReturnType<typeof call>[]) =>
@@ -119,39 +118,46 @@ describe("peerCopyPlan (the copy's chance)", () => {
   });
 });
 
-describe('directedCopy (a lookup the texts ask for)', () => {
-  const rule = { tool: 'pay_invoice', arg: 'amount', from: 'read_invoice', fromEnd: 0 };
-  it('reads a sentence naming the showing tool with a verb of showing as the task asking to send the figure', () => {
-    // redteam-s20e S3, and a variant written differently.
-    expect(directedCopy(['Pay each invoice the amount due that read_invoice shows (late fees included).'], rule)).toBe(
-      true,
-    );
-    expect(
-      directedCopy(['Run 12.', 'Settle each invoice for the total shown by read_invoice, late charges and all.'], rule),
-    ).toBe(true);
+describe('derivedFromShown (a shown value the stated rule derives, or a lookup)', () => {
+  // Episodes of a returns desk: each order's read shows its price and a figure; `figure` says what that figure is.
+  const desk = (figure: (price: number, k: number) => number, stated: number[]): ShownSample[] =>
+    Array.from({ length: 12 }, (_, k) => {
+      const price = 40 + ((k * 37) % 400);
+      return { episode: k % 6, value: figure(price, k), shown: [price, figure(price, k)], at: 1, stated };
+    });
+  it('is derived where another shown number and a stated one reproduce it, whatever words state the rule', () => {
+    // redteam-s21e T3 ('the store keeps a $15 restocking fee'), T5 ('less a 15% fee, rounded down'), and the
+    // variant '85 cents on the dollar, cents dropped': fitted on half the episodes, judged on the other half.
+    expect(derivedFromShown(desk((p) => p - 15, [523, 3, 15]))).toBe(true);
+    expect(derivedFromShown(desk((p) => Math.floor(p * 0.85), [12, 15]))).toBe(true);
+    expect(derivedFromShown(desk((p) => Math.floor((p * 85) / 100), [85]))).toBe(true);
   });
-  it('is no lookup where the sentence names no showing tool, or the texts state arithmetic (redteam-s18e E8)', () => {
-    expect(directedCopy(['Pay each approved invoice its amount due.'], rule)).toBe(false);
-    const e8 = { tool: 'refund', arg: 'amount', from: 'read_order', fromEnd: 0 };
-    expect(
-      directedCopy(
-        ['An opened item is refunded its price less a 15% fee.', 'Refund each order the amount read_order shows.'],
-        e8,
-      ),
-    ).toBe(false);
+  it('is a lookup where no stated number relates the value to what else is shown (redteam-s20e S3, T7)', () => {
+    // The amount due of a payables desk: the invoice's hidden amount plus $4 a late day, the days shown, 4 unstated.
+    const due = (days: number, k: number) => 120 + ((k * 53) % 700) + 4 * days;
+    expect(derivedFromShown(desk(due, [47, 5]))).toBe(false);
+    // The rule's number stated in one episode only is no rule of the task.
+    expect(derivedFromShown(desk((p) => p - 15, [3]).map((s, k) => (k === 0 ? { ...s, stated: [15] } : s)))).toBe(
+      false,
+    );
+  });
+  it('learns nothing from a figure that restates another shown number (an unopened item refunded its price)', () => {
+    expect(derivedFromShown(desk((p) => p, [15]))).toBe(false);
   });
 });
 
-describe('refusedAsUnknown (a chance trial the world refuses)', () => {
-  const rule = { tool: 'route_ticket', arg: 'ticket', from: 'open_ticket', fromEnd: 1 };
-  const ref = rollout([call('open_ticket', { message: 1 }), call('route_ticket', { ticket: 48213, team: 'billing' })]);
-  const plan = [call('open_ticket', { message: 1 }), call('route_ticket', { ticket: 51234, team: 'billing' })];
-  const played = (changes: string[][]) => ({ ...ref, turns: 2, rejected: [], changes }) as unknown as Rollout;
-  it("is where every swapped value's call changed nothing (another episode's ticket names none here)", () => {
-    expect(refusedAsUnknown(plan, ref, rule, played([['$.next'], []]))).toBe(true);
-  });
-  it('is not where the world took a swapped value, or nothing was swapped', () => {
-    expect(refusedAsUnknown(plan, ref, rule, played([['$.next'], ['$.messages.0.routed']]))).toBe(false);
-    expect(refusedAsUnknown(actionsOf(ref), ref, rule, played([['$.next'], []]))).toBe(false);
+describe('shownSamples', () => {
+  it("takes each call that sends what the rule reads, with the read's numbers; not a value the texts state", () => {
+    const rule = { tool: 'refund', arg: 'amount', from: 'read_order', fromEnd: 0 };
+    const log = rollout([
+      call('read_order', { order_id: 'O-1' }),
+      call('refund', { order_id: 'O-1', amount: 70 }),
+      call('read_order', { order_id: 'O-2' }),
+      call('refund', { order_id: 'O-2', amount: 15 }),
+    ]);
+    const seen = ['O-1: kettle (opened), $85. Refundable: $70.', 'ok', 'O-2: mug, $15. Refundable: $15.', 'ok'];
+    expect(shownSamples(log, seen, rule, 3, [15])).toEqual([
+      { episode: 3, value: 70, shown: [85, 70], at: 1, stated: [15] },
+    ]);
   });
 });

@@ -1,96 +1,146 @@
 // Leaks of the reference's values to the agent: replaying only the reference actions whose values the prompt
 // spells out must not solve its own episode more often than another's (the prompt gives the plan away); copying
-// a computed value an observation shows before the reference sends it must not earn the reference's score (played,
-// copies.ts), and no refused wrong value may be answered with the right one (an echo of the agent's own arguments
-// aside). All judged as rates against chance.
+// a value a stated rule derives from what else an observation shows, before the reference sends it, must not earn
+// the reference's score (played, copies.ts; shown-derivation.ts tells it from a lookup), and no refused wrong value
+// may be answered with such a right one (an echo of the agent's own arguments aside). All judged against chance.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
-import {
-  copyPlan,
-  copyRuleOf,
-  directedCopy,
-  peerCopyPlan,
-  refusedAsUnknown,
-  statesArithmetic,
-  type CopyRule,
-} from '../episodic/copies.js';
+import { copyPlan, copyRuleOf, entityShown, peerCopyPlan, shownSamples, type CopyRule } from '../episodic/copies.js';
 import { tokensOf } from '../episodic/probes.js';
+import { derivedFromShown, type ShownSample } from '../episodic/shown-derivation.js';
 import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselines.js';
 import { scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
-/** What the prompt and the initial state hold: their tokens, and the state's numbers. */
-function knownOf(r: Rollout, initial: RolloutResult | undefined) {
+/** The texts the agent is given: the prompt, the task's description and its tools' descriptions. */
+const textsOf = (r: Rollout, meta: EpisodicMeta | undefined) => [
+  r.prompt ?? '',
+  meta?.description ?? '',
+  ...(meta?.tools ?? []).map((t) => t.description),
+];
+
+/**
+ * What the agent knows before it acts: the tokens the texts state (never the initial state, which no policy sees:
+ * redteam-s21e T5), their numbers, and the initial state's numbers for the world's bookkeeping of the agent's own
+ * sends (`bookkept`: a balance left after its parts); null where the episode did not reset.
+ */
+function knownOf(r: Rollout, initial: RolloutResult | undefined, meta: EpisodicMeta | undefined) {
   if (!initial?.ok || initial.state === undefined) return null;
-  const known = new Set<string>(tokensOf(r.prompt ?? ''));
+  const tokens = textsOf(r, meta).flatMap((t) => tokensOf(t));
+  const known = new Set<string>(tokens.map((t) => t.toLowerCase()));
+  const stated = [...new Set(tokens.map(Number).filter((n) => Number.isFinite(n)))];
   const numbers = new Set<number>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
-    else {
-      known.add(String(v).toLowerCase());
-      if (typeof v === 'number') numbers.add(v);
-    }
+    else if (typeof v === 'number') numbers.add(v);
   };
   walk(initial.state);
-  return { known, numbers };
+  return { known, stated, numbers };
 }
 
 /**
- * Whether an observation of a probe with `sent` actions (a wrong value refused) shows a number the reference sends
- * that neither the prompt nor the initial state holds. With `afterWrong`, only in the reply to the call that sent the
- * wrong value in its place or later (the right value answered after a wrong one): where the texts state no arithmetic
- * to derive the value, one shown before (an amount due read, a ticket number issued: redteam-s20e S3, S5) is judged by
- * the copy's play (`copyOf`), not by coincidence here; where they do, a value shown before is a preview of what the
- * agent should compute (tests/fixtures/episodic/broken-tool-leaks-answer.js).
+ * The values of the reference's calls that an observation of a probe with `sent` actions (a wrong value refused) shows
+ * first in the reply to the call that sent the wrong value in its place or later: the right value answered after a
+ * wrong one, not stated in the texts. Each with the numbers the reference's latest reply before that call naming its
+ * entity shows (`entityShown`), as a sample of a derivation (`observationLeaks`). A value shown before that call (to
+ * the probe or the reference) is the copy's to judge (`copyOf`: redteam-s20e S3, S5), not a revelation here.
  */
-export function observationLeaks(
+function revelations(
   r: Rollout,
+  i: number,
   observations: string[] | undefined,
   initial: RolloutResult | undefined,
   sent: unknown[],
-  afterWrong = false,
-): boolean {
-  const held = knownOf(r, initial);
-  if (!held || !observations) return false;
+  meta?: EpisodicMeta,
+): ShownSample[] {
+  const held = knownOf(r, initial, meta);
+  if (!held || !observations) return [];
   const argsOf = (a: unknown): unknown[] =>
     Object.values(((a as { args?: Record<string, unknown> } | null)?.args ?? {}) as Record<string, unknown>);
-  return r.actions.some((action, k) =>
-    argsOf(action).some((v) => {
-      if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || held.known.has(String(v)))
-        return false;
-      return observations.some(
-        (text, j) =>
-          (!afterWrong || j >= k) && !argsOf(sent[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v),
-      );
+  const shows = (text: string, v: number) => tokensOf(text).some((w) => Number(w) === v);
+  return r.actions.flatMap((action, k) =>
+    argsOf(action).flatMap((v) => {
+      if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || held.known.has(String(v))) return [];
+      const before = [...observations.slice(0, k), ...(r.observations ?? []).slice(0, k)];
+      if (before.some((text) => shows(text, v))) return [];
+      const revealed = observations.some((text, j) => j >= k && !argsOf(sent[j]).includes(v) && shows(text, v));
+      const shown = revealed ? entityShown(r, r.observations ?? [], k) : [];
+      return revealed ? [{ episode: i, value: v, shown, at: -1, stated: held.stated }] : [];
     }),
   );
 }
 
 /**
+ * For each reference, whether a refused wrong value is answered with the right one (`revelations`, the perturbed
+ * replays' observations) where the right values are derived from what the references were shown of their entities
+ * (shown-derivation.ts, over all references): a lookup the refusal names (an order's price a read would show) is the
+ * world's figure, not the agent's work revealed.
+ */
+export function observationLeaks(
+  refs: readonly Rollout[],
+  probe: (i: number) => RolloutResult | undefined,
+  initial: (i: number) => RolloutResult | undefined,
+  meta?: EpisodicMeta,
+): boolean[] {
+  const found = refs.map((r, i) => {
+    const p = probe(i);
+    return p?.ok === true ? revelations(r, i, p.observations, initial(i), p.actions, meta) : [];
+  });
+  const derived = derivedFromShown(found.flat());
+  return found.map((x) => derived && x.length > 0);
+}
+
+/** Whether a copy rule reads a derived value: the references' copies by it, judged by shown-derivation.ts. */
+export type Derives = (rule: CopyRule) => boolean;
+
+/**
+ * The references' `Derives`: each episode's calls that send what `rule` reads, with the numbers of the reply read and
+ * the numbers its texts state, as samples of one derivation across episodes.
+ */
+export function derivesOf(
+  refs: readonly Rollout[],
+  initial: (i: number) => RolloutResult | undefined,
+  meta: EpisodicMeta | undefined,
+): Derives {
+  const memo = new Map<string, boolean>();
+  return (rule) => {
+    const key = JSON.stringify(rule);
+    const hit = memo.get(key);
+    if (hit !== undefined) return hit;
+    const samples = refs.flatMap((r, i) => {
+      const held = knownOf(r, initial(i), meta);
+      return held && r.observations ? shownSamples(r, r.observations, rule, i, held.stated) : [];
+    });
+    const derived = derivedFromShown(samples);
+
+    memo.set(key, derived);
+    return derived;
+  };
+}
+
+/**
  * The copy of the reference's shown values, to play, and its chance (null where its observations show none of the
- * values it sends): judged by play, whatever the value's size (redteam-s18e E8), the world's bookkeeping aside (E6),
- * against the same place's values in a peer's episode (another seed of the level) played on the reference's: what a
- * shown number wins by coinciding with the decision (a page count, a tally) is chance, not a leak.
+ * values it sends but lookups): judged by play, whatever the value's size (redteam-s18e E8), the world's bookkeeping
+ * aside (E6), against the same place's values in a peer's episode (another seed of the level) played on the
+ * reference's: what a shown number wins by coinciding with the decision (a page count, a tally) is chance, not a leak.
+ * Only a derived value is copied (`derives`): one no stated rule derives from what else is shown is a lookup, however
+ * the texts word it or the world stores it (redteam-s20e S3, S5; redteam-s21e T3, T5, T7).
  */
 export function copyOf(
   r: Rollout,
   initial: RolloutResult | undefined,
+  derives: Derives,
   peer?: Rollout,
   meta?: EpisodicMeta,
-): { rule: CopyRule; plan: Action[]; chance: Action[] | null; derivable: boolean } | null {
-  const held = knownOf(r, initial);
+): { rule: CopyRule; plan: Action[]; chance: Action[] | null } | null {
+  const held = knownOf(r, initial, meta);
   if (!held || !r.observations) return null;
-  const texts = (rule: CopyRule) => [
-    r.prompt ?? '',
-    meta?.description ?? '',
-    meta?.tools.find((t) => t.name === rule.tool)?.description ?? '',
-  ];
-  const rule = copyRuleOf(r, r.observations, held.known, held.numbers, (x) => directedCopy(texts(x), x));
+  const rule = copyRuleOf(r, r.observations, held.known, held.numbers, (x) => !derives(x));
   if (!rule) return null;
   const chance = peer?.observations ? peerCopyPlan(r, peer, peer.observations, rule) : null;
-  return { rule, plan: copyPlan(r, r.observations, rule), chance, derivable: statesArithmetic(texts(rule)) };
+  return { rule, plan: copyPlan(r, r.observations, rule), chance };
 }
 
 /** For each reference, the next one of its level with another seed (its peer for chance), if any. */
@@ -148,7 +198,8 @@ export const episodicLeaks: EpisodicCheck = {
         // than a peer's values of the same place played there; a refused wrong value must not be answered with the
         // right one (the perturbed replay's observations).
         const peers = peersOf(ctx.refs);
-        const copies = ctx.refs.map((r, i) => copyOf(r, noAction.get(i), peers[i], ctx.meta));
+        const derives = derivesOf(ctx.refs, (i) => noAction.get(i), ctx.meta);
+        const copies = ctx.refs.map((r, i) => copyOf(r, noAction.get(i), derives, peers[i], ctx.meta));
         const asked = copies.flatMap((copy, i) => {
           const r = ctx.refs[i] as Rollout;
           const replay = (actions: Action[], chance: boolean) => ({
@@ -162,21 +213,6 @@ export const episodicLeaks: EpisodicCheck = {
           );
         });
         const played = await tools.run(asked.map((x) => x.request));
-        // A chance trial whose peer values the world refused as unknown (identifiers it issued) is undecided, where
-        // the texts state no arithmetic that could derive the value instead.
-        const undecided = new Set(
-          asked.flatMap((x, k) => {
-            const p = played[k];
-            const copy = copies[x.i];
-            return x.chance &&
-              copy &&
-              !copy.derivable &&
-              p?.ok &&
-              refusedAsUnknown(x.actions, ctx.refs[x.i] as Rollout, copy.rule, p)
-              ? [x.i]
-              : [];
-          }),
-        );
         const earned = (chance: boolean) =>
           new Set(
             asked
@@ -188,29 +224,28 @@ export const episodicLeaks: EpisodicCheck = {
           );
         const copied = earned(false);
         const coincident = earned(true);
-        const refused = ctx.refs.map((r, i) => {
-          const probe = perturbed.get(i);
-          const texts = [r.prompt ?? '', ctx.meta.description, ...ctx.meta.tools.map((t) => t.description)];
-          const afterWrong = !statesArithmetic(texts);
-          return (
-            probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions, afterWrong)
-          );
-        });
+        const refused = observationLeaks(
+          ctx.refs,
+          (i) => perturbed.get(i),
+          (i) => noAction.get(i),
+          ctx.meta,
+        );
         const leaks = ctx.refs.map((_, i) => copied.has(i) || (refused[i] as boolean));
-        const decided = (i: number) => !undecided.has(i) || (refused[i] as boolean);
-        const at = leaks.findIndex((x, i) => x && decided(i));
+        // A copy's chance trial the world refuses is a loss, not undecided: only a derived value is copied, a decision
+        // the world may check at the call (redteam-s21e T8); an issued id is a lookup, never copied (redteam-s20e S5).
+        const at = leaks.findIndex((x) => x);
         findings.push({
           rule: 'rate',
           code: 'E_ANSWER_LEAK',
           check: 'episodic-leaks',
           policy:
-            'copying a computed value (not in the initial state or the prompt) off an observation before ' +
-            'the reference submits it',
-          trials: ctx.refs.flatMap((r, i) =>
-            decided(i)
-              ? [{ level: r.level, win: leaks[i] ? 1 : 0, chance: coincident.has(i) && !refused[i] ? 1 : 0 }]
-              : [],
-          ),
+            'copying a value a stated rule derives from what else is shown (not stated in the texts) off an ' +
+            'observation before the reference submits it',
+          trials: ctx.refs.map((r, i) => ({
+            level: r.level,
+            win: leaks[i] ? 1 : 0,
+            chance: coincident.has(i) && !refused[i] ? 1 : 0,
+          })),
           tolerance: { pooled: o.observationLeakMaxRate - 1e-9 },
           z: 0,
           minTrials: 1,

@@ -1,9 +1,10 @@
 // The copy of a shown value, played instead of counted: where an observation shows a number the reference sends
-// later (not in the prompt or the initial state, nor the world's bookkeeping of the policy's own earlier calls), the
+// later (not one the texts state, nor the world's bookkeeping of the policy's own earlier calls, nor a lookup), the
 // plan that sends, at every call of that tool, the number a reply shows at the same place stands for copying it.
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
 import { tokensOf } from './probes.js';
+import type { ShownSample } from './shown-derivation.js';
 
 /** Where a copy policy reads a call's value: the reply of `from` naming the call's entity, its `fromEnd`-th number. */
 export interface CopyRule {
@@ -33,6 +34,18 @@ function entityNumbers(call: Action, other: Action | undefined, reply: string): 
   return lines.length === 0 ? null : numbersIn(lines.join('\n'));
 }
 
+/** The numbers of the latest reply before call `k` that belong to its entity (`entityNumbers`), or none. */
+export function entityShown(r: Rollout, observations: string[], k: number): number[] {
+  const acts = actionsOf(r);
+  const call = acts[k];
+  if (!call || acts.length !== r.actions.length) return [];
+  for (let j = k - 1; j >= 0; j--) {
+    const shown = entityNumbers(call, acts[j], observations[j] ?? '');
+    if (shown && shown.length > 0) return shown;
+  }
+  return [];
+}
+
 /**
  * Whether `v`, sent by call `i`, is the world's bookkeeping of the policy's own earlier calls on the same entity: a
  * number of the initial state less (or plus) what they sent, per tool and argument or all together (a balance left
@@ -47,41 +60,10 @@ export function bookkept(acts: Action[], i: number, v: number, stateNumbers: Set
   return [...sums.values()].some((sent) => sent !== 0 && (stateNumbers.has(v + sent) || stateNumbers.has(v - sent)));
 }
 
-const SHOWING = new Set(
-  ['show', 'display', 'report', 'print', 'quote', 'say'].flatMap((v) => [v, `${v}s`, `${v}n`, `${v}ed`, `${v}d`]),
-);
-/** Words that state arithmetic: texts holding one may derive a value, so no sentence of theirs sends one as shown. */
-const ARITHMETIC =
-  /%|\b(less|minus|plus|times|half|double|twice|percent|round(ed|s)?|deduct\w*|subtract\w*|discount\w*)\b/i;
-/** Whether the texts state arithmetic (a rule that may derive a number from what is read). */
-export const statesArithmetic = (texts: readonly string[]) => texts.some((t) => ARITHMETIC.test(t));
-const nameWords = (name: string): string[] => name.toLowerCase().match(/[a-z]+/g) ?? [];
-/** Whether `word` is `stem` or one of its plain inflections (invoice: invoices). */
-const inflects = (word: string, stem: string) =>
-  word === stem || ['s', 'es', 'ed', 'ing'].some((x) => word === stem + x);
-
-/**
- * Whether the texts of the task (the prompt, its description, the sending tool's description) tell the agent to send
- * what `rule.from` shows (redteam-s20e S3: 'Pay every invoice ..., the amount due that read_invoice shows'): a
- * sentence naming the showing tool (every word of its name) with a verb of showing, in texts that state no arithmetic
- * (redteam-s18e E8's 'its price less a 15% fee' derives the value the read prints). A lookup the text asks for is the
- * task's input, however the world stores or computes the figure.
- */
-export function directedCopy(texts: readonly string[], rule: CopyRule): boolean {
-  const from = nameWords(rule.from);
-  if (statesArithmetic(texts)) return false;
-  return texts
-    .flatMap((t) => t.split(/(?<=[.!?])\s+|\n+/))
-    .some((sentence) => {
-      const w = nameWords(sentence);
-      return w.some((x) => SHOWING.has(x)) && from.every((f) => w.some((x) => inflects(x, f)));
-    });
-}
-
 /**
  * The copy rule the reference's own log suggests: among its numeric arguments that an earlier reply naming the entity
- * shows (not known, not bookkept, not that reply's own call echoed), the commonest place of the shown value that the
- * texts do not ask to be sent as shown (`lookup`).
+ * shows (not known, not bookkept, not that reply's own call echoed), the commonest place of the shown value that is
+ * not a lookup (`lookup`: shown-derivation.ts, a value no stated rule derives from what else is shown).
  */
 export function copyRuleOf(
   r: Rollout,
@@ -113,21 +95,50 @@ export function copyRuleOf(
 }
 
 /**
- * The number `rule` reads for each call of the log (undefined where the call is not one of `rule.tool`'s, or no earlier
- * reply of `rule.from` naming its entity shows one): the latest such reply, its `rule.fromEnd`-th number from the end.
+ * Where `rule` reads each call of the log (undefined where the call is not one of `rule.tool`'s, or no earlier reply of
+ * `rule.from` naming its entity shows one): the numbers of the latest such reply and the place of the read one.
  */
-export function copiedValues(r: Rollout, observations: string[], rule: CopyRule): (number | undefined)[] {
+export function copySources(
+  r: Rollout,
+  observations: string[],
+  rule: CopyRule,
+): ({ shown: number[]; at: number } | undefined)[] {
   const acts = actionsOf(r);
   return acts.map((call, i) => {
     if (call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number') return undefined;
     for (let j = i - 1; j >= 0; j--) {
       const other = acts[j] as Action;
       if (other.tool !== rule.from) continue;
-      const nums = entityNumbers(call, other, observations[j] ?? '');
-      const copy = nums?.[nums.length - 1 - rule.fromEnd];
-      if (copy !== undefined) return copy;
+      const shown = entityNumbers(call, other, observations[j] ?? '');
+      const at = shown ? shown.length - 1 - rule.fromEnd : -1;
+      if (shown && at >= 0) return { shown, at };
     }
     return undefined;
+  });
+}
+
+/** The number `rule` reads for each call of the log (undefined where it reads none: `copySources`). */
+export function copiedValues(r: Rollout, observations: string[], rule: CopyRule): (number | undefined)[] {
+  return copySources(r, observations, rule).map((s) => s?.shown[s.at]);
+}
+
+/**
+ * The reference's copied values as samples of a derivation (shown-derivation.ts): each call of `rule.tool` that sends
+ * the value `rule` reads, not one the texts state (`known`), with its reply's numbers and the texts' numbers.
+ */
+export function shownSamples(
+  r: Rollout,
+  observations: string[],
+  rule: CopyRule,
+  episode: number,
+  stated: readonly number[],
+): ShownSample[] {
+  const acts = actionsOf(r);
+  return copySources(r, observations, rule).flatMap((s, i) => {
+    const v = acts[i]?.args[rule.arg];
+    return s && typeof v === 'number' && v === s.shown[s.at] && !stated.includes(v)
+      ? [{ episode, value: v, ...s, stated }]
+      : [];
   });
 }
 
@@ -158,25 +169,5 @@ export function peerCopyPlan(r: Rollout, peer: Rollout, peerObservations: string
     call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number'
       ? call
       : { tool: call.tool, args: { ...call.args, [rule.arg]: values[k++ % values.length] } },
-  );
-}
-
-/**
- * Whether the world refused every value the chance plan `plan` sends in place of the reference's (`ref`): each such
- * call of `rule.tool` changed nothing (redteam-s20e S5: another episode's ticket number names no ticket here). Where
- * the texts state no arithmetic to derive a number (`statesArithmetic`), such a trial is undecided: the values are
- * identifiers the world issued, whose wrong values name no entity, not decisions.
- */
-export function refusedAsUnknown(plan: readonly Action[], ref: Rollout, rule: CopyRule, played: Rollout): boolean {
-  const own = actionsOf(ref);
-  const swapped = plan.flatMap((a, j) =>
-    a.tool === rule.tool && a.args[rule.arg] !== own[j]?.args[rule.arg] ? [j] : [],
-  );
-  return (
-    swapped.length > 0 &&
-    played.changes !== undefined &&
-    swapped.every(
-      (j) => j < played.turns && (played.rejected.includes(j + 1) || (played.changes?.[j] ?? []).length === 0),
-    )
   );
 }

@@ -45,12 +45,12 @@ export interface Rounding {
 export const ROUNDINGS: readonly Rounding[] = (['round', 'floor', 'ceil'] as const).flatMap((how) =>
   ([0, 2] as const).map((digits) => ({ digits, how })),
 );
-const rounded = (x: number, r: Rounding | undefined) =>
+export const rounded = (x: number, r: Rounding | undefined) =>
   r === undefined ? x : Math[r.how](Math.round(x * 10 ** r.digits * 1e6) / 1e6) / 10 ** r.digits;
 
 const apply = (op: Relation['op'], x: number, y: number) =>
   op === '-' ? x - y : op === '+' ? x + y : op === '*' ? x * y : op === '/' ? x / y : (x * y) / 100;
-const near = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
+export const near = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
 
 /**
  * The first relation by which `v` follows from `values`: a number (`date` false) by a difference of two dates, or a
