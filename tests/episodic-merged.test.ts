@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Rollout, RolloutRequest, RolloutResult } from '../sandbox/rollouts.js';
 import type { Action } from '../validators/episodic/adversaries.js';
+import { perOwnUnit, unitsIn, wordsOf } from '../validators/episodic/cap-units.js';
 import { statedCaps } from '../validators/episodic/caps.js';
 import { tokensOf } from '../validators/episodic/probes.js';
 import { accumulating, heldAt, mergedCalls, movedBy, type MergedLog } from '../validators/episodic/merged.js';
@@ -79,6 +80,29 @@ describe('statedCaps', () => {
     expect(capsOf('Refund at most $200 a day.', 'refund')).toEqual([]);
     expect(capsOf('Refund at most $200 per refund.', 'refund')).toEqual([200]);
     expect(capsOf('withdraw: at most $300 a withdrawal.', 'withdraw')).toEqual([300]);
+  });
+  it('reads the unit a bound is per wherever its clause names it, against what the world shows (s22e U4, U8)', () => {
+    const items = {
+      own: wordsOf('refund order_id amount Refund an amount on an order, sent as one bank transfer.'),
+      shown: wordsOf('read_order Show one order: its lines (item and price) and its total.'),
+    };
+    const caps = (text: string) => statedCaps(text, 'refund', tools, items).map((c) => c.n);
+    // A unit the world shows apart from the call (an order's items), before or after the number: no cap on a call.
+    expect(caps("No item is refunded more than $200 (the store's return limit).")).toEqual([]);
+    expect(caps('Each returned item may be refunded at most $200.')).toEqual([]);
+    expect(caps('Refund each item its price, no more than $200 on any one item.')).toEqual([]);
+    expect(caps('Refund at most $500 a day.')).toEqual([]);
+    // The call's own medium (its texts' "transfer"), a unit the world never shows, or a coarser entity: a cap.
+    expect(caps('Refunds go out by bank transfer, capped at $200 per transfer.')).toEqual([200]);
+    expect(caps('Refunds are paid by cheque, at most $200 per cheque.')).toEqual([200]);
+    expect(caps('No single refund may be over $200 on any order.')).toEqual([200]);
+    expect(caps('Refunds top out at $200: refund a larger price in parts.')).toEqual([200]);
+    expect(caps('The most a single refund can be is $200.')).toEqual([200]);
+    expect(unitsIn('takes at most 20 kg per parcel, no more than two a day')).toEqual(['parcel', 'day']);
+    expect(
+      perOwnUnit('The courier takes at most 20 kg per parcel.', 'ship_parcel', ['read_order', 'ship_parcel']),
+    ).toBe(true);
+    expect(perOwnUnit('At most 20 kg per order.', 'ship_parcel', ['read_order', 'ship_parcel'])).toBe(false);
   });
   it('reads a number with thousands separators as one (redteam-s21e T2)', () => {
     expect(capsOf('No single refund may exceed $1,000: refund a larger price in parts.', 'refund')).toEqual([1000]);

@@ -6,6 +6,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
+import { type CapWorld, capWorld, perOwnUnit } from './cap-units.js';
 import { statedCaps } from './caps.js';
 import { mentionAt, sentencesOf } from './stated-rules.js';
 import { toolTexts } from './tool-texts.js';
@@ -28,7 +29,8 @@ export interface MergedLog {
 
 /**
  * The reference's log with each tool's calls merged past a number stated about that tool: in a sentence of the prompt
- * or the description that names it, or in its own texts (its description, its parameters').
+ * or the description that names it (or states a bound per the noun only its name has: "20 kg per parcel" for
+ * ship_parcel, redteam-s22e U4), or in its own texts (its description, its parameters').
  */
 export function mergedLogs(meta: EpisodicMeta, r: Rollout, tools: readonly string[], refs: readonly Rollout[] = []) {
   const acts = actionsOf(r);
@@ -36,9 +38,10 @@ export function mergedLogs(meta: EpisodicMeta, r: Rollout, tools: readonly strin
   const told = sentencesOf(namedTools(`${r.prompt ?? ''}\n${meta.description}`, meta.tools));
   return tools.flatMap((tool) => {
     const own = meta.tools.find((t) => t.name === tool);
-    const text = [...told.filter((x) => mentionAt(x, tool) >= 0), ...(own ? [toolTexts(own)] : [])].join('\n');
     const names = meta.tools.map((t) => t.name);
-    const merged = mergedCalls(acts.slice(0, -1), tool, text, others, names);
+    const about = told.filter((x) => mentionAt(x, tool) >= 0 || perOwnUnit(x, tool, names));
+    const text = [...about, ...(own ? [toolTexts(own)] : [])].join('\n');
+    const merged = mergedCalls(acts.slice(0, -1), tool, text, others, names, capWorld(meta, r, tool));
     return merged ? [{ tool, ...merged, actions: [...merged.actions, acts.at(-1) as Action] }] : [];
   });
 }
@@ -78,7 +81,7 @@ function splitsOf(body: readonly Action[], tool: string) {
 /**
  * `body` with the calls of `tool` on each entity merged (at the first, the sum of the one argument they differ in)
  * where a cap `text` states on one call of the tool (`tools`: every tool, caps.ts) is at least each part and less than
- * the sum, and the sentence stating it; null where no group is merged.
+ * the sum, and the sentence stating it (`world`: what the caps' units are read against); null where none is merged.
  */
 export function mergedCalls(
   body: readonly Action[],
@@ -86,8 +89,9 @@ export function mergedCalls(
   text: string,
   others: ReadonlyArray<readonly Action[]> = [],
   tools: readonly string[] = [tool],
+  world?: CapWorld,
 ): { actions: Action[]; sentence: string; groups: MergedGroup[] } | null {
-  const stated = statedCaps(text, tool, tools);
+  const stated = statedCaps(text, tool, tools, world);
   let sentence = '';
   const split = splitsOf(body, tool);
   // The references obeying a cap checks its reading (no part of any over it), whatever their split (redteam-s20e S7:
