@@ -12,7 +12,7 @@ import type { PickSample } from './selection.js';
 /** The most probe calls one moment of a sample sends (in replays as long as the world's turns allow). */
 const CALLS = 240;
 /** The most argument sets a candidate is sent with at one moment. */
-const VARIANTS = 4;
+const VARIANTS = 6;
 /** The most of a candidate's printed numbers tried as the call's numeric arguments. */
 const NUMBERS = 2;
 
@@ -31,8 +31,9 @@ interface Replay {
 
 /**
  * The argument sets a candidate is sent with at the pick call `call`: the reference's own other arguments, then each
- * numeric one set to a number the candidate's listing prints beside it, to the least the reference sends, and to 1
- * (a refusal of the borrowed amount is no refusal of the entity: rt28e U2).
+ * numeric one set to a number the candidate's listing prints beside it, each value an enum or flag allows, the
+ * numeric ones set to the least the reference sends and to 1 (a refusal of the borrowed amount or mode is no refusal
+ * of the entity: rt28e U2).
  */
 function argumentSets(
   sample: PickSample,
@@ -50,6 +51,7 @@ function argumentSets(
   const sets = [
     call.args,
     ...shown.slice(0, NUMBERS).map((x) => Object.fromEntries(numeric.map((k) => [k, x]))),
+    ...[...(sample.options ?? [])].flatMap(([k, values]) => values.map((v) => ({ [k]: v }))),
     Object.fromEntries(numeric.map((k) => [k, least(k)])),
     Object.fromEntries(numeric.map((k) => [k, 1])),
   ].map((s) => ({ ...call.args, ...s, [sample.arg]: printed }));

@@ -30,8 +30,12 @@ export interface PickSample {
   printed: Map<string, string>;
   /** The texts (listings) that name each candidate. */
   listed: Map<string, Set<string>>;
-  /** Each candidate's cell in the first text that names it, and the world's turns (pick-universe.ts probes them). */
+  /**
+   * Each candidate's cell in the first text that names it, the values the tool's other arguments allow (an enum's, a
+   * flag's) and the world's turns: pick-universe.ts probes the candidates with them.
+   */
   cells?: Map<string, string>;
+  options?: Map<string, unknown[]>;
   turns?: number;
 }
 
@@ -65,7 +69,21 @@ export function pickSamples(
               ),
           ),
       );
-      const parsed = parser(new Set(sent.flatMap((s) => [...s].map(shapeOf))));
+      const shapes = new Set(sent.flatMap((s) => [...s].map(shapeOf)));
+      const parsed = parser(shapes);
+      const options = new Map(
+        Object.entries(propsOf(meta, tool.name)).flatMap(
+          ([k, v]): Array<[string, unknown[]]> =>
+            k === arg ? [] : v.enum ? [[k, v.enum.slice(0, 4)]] : v.type === 'boolean' ? [[k, [true, false]]] : [],
+        ),
+      );
+      // A reply the reference read before its pick is a listing where its call took no arguments, or where it names two
+      // entities or more and no argument of the call is one (a dated, paged or filtered listing, rt28e U3; a read of one
+      // entity is asked because of the choice).
+      const listing = (call: { args: Record<string, unknown> } | undefined, reply: string) =>
+        call !== undefined &&
+        (Object.keys(call.args).length === 0 ||
+          (Object.values(call.args).every((v) => !shapes.has(shapeOf(String(v)))) && parsed(reply).order.length >= 2));
       const samples = refs.flatMap((r, i): PickSample[] => {
         const chosen = sent[i] as Set<string>;
         if (chosen.size === 0) return [];
@@ -115,7 +133,7 @@ export function pickSamples(
           : [
               {
                 ...{ level: r.level, value: '', candidates, chosen, fields, of: i, tool: tool.name, arg },
-                ...{ printed, listed, cells, turns: meta.maxTurns },
+                ...{ printed, listed, cells, options, turns: meta.maxTurns },
               },
             ];
       });
@@ -123,20 +141,6 @@ export function pickSamples(
     }
   }
   return out;
-}
-
-/**
- * Whether a reply the reference read before its pick is a listing: a call without arguments, or a reply naming two
- * entities or more and none its call's arguments name (a dated, paged or filtered listing, rt28e U3; a read of one
- * entity is asked because of the choice).
- */
-function listing(call: { args: Record<string, unknown> } | undefined, reply: string): boolean {
-  if (!call) return false;
-  const args = Object.values(call.args).map((v) => String(v).toLowerCase());
-  if (args.length === 0) return true;
-  const named = (reply.match(/[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?/g) ?? []).map((t) => t.toLowerCase());
-  const ids = new Set(named.filter((t) => /\d/.test(t) && !args.includes(t)));
-  return ids.size >= 2 && !named.some((t) => args.includes(t) && /\d/.test(t));
 }
 
 /** Names of marks a text may spell out ("marked with a star"). */
