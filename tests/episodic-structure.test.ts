@@ -169,7 +169,7 @@ describe('the selection reader', () => {
     expect(rate(stated.pooled)).toBe(0);
   });
 
-  it('reads a listing the reference calls with arguments (a day, a page), not the read of one entity (rt28e U3)', () => {
+  it('reads a listing the reference calls with arguments (a day), not the read of one entity (rt28e U3)', () => {
     const lastOut = (ids: string[], hot: string[]) =>
       [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n');
     const pick = (ids: string[], k: number) => [ids[k % 8] as string, ids[(k + 3) % 8] as string];

@@ -77,9 +77,9 @@ export function pickSamples(
             k === arg ? [] : v.enum ? [[k, v.enum.slice(0, 4)]] : v.type === 'boolean' ? [[k, [true, false]]] : [],
         ),
       );
-      // A reply the reference read before its pick is a listing where its call took no arguments, or where it names two
-      // entities or more and no argument of the call is one (a dated, paged or filtered listing, rt28e U3; a read of one
-      // entity is asked because of the choice).
+      // A reply the reference read before its pick is a listing where its call took no arguments, or where it names
+      // two entities or more and no argument of the call is one (a dated, paged or filtered listing, rt28e U3; a read
+      // of one entity is asked because of the choice).
       const listing = (call: { args: Record<string, unknown> } | undefined, reply: string) =>
         call !== undefined &&
         (Object.keys(call.args).length === 0 ||
