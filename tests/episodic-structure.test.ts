@@ -84,13 +84,19 @@ function episodes(
   print: (ids: string[], hot: string[], k: number) => string,
   n = 24,
   choose = (ids: string[], k: number) => [ids[k % 8] as string, ids[(k + 3) % 8] as string],
+  listedBy?: (ids: string[]) => Record<string, unknown>,
 ) {
   const refs: Rollout[] = [];
   const openings = [];
   for (let k = 0; k < n; k += 1) {
     const ids = Array.from({ length: 8 }, (_, j) => `SRV${100 + ((k * 37 + j * 53) % 900)}`);
     const hot = choose(ids, k);
-    const actions = [...hot.map((server) => ({ tool: 'shutdown', args: { server } })), { tool: 'close', args: {} }];
+    const listing = listedBy ? [{ tool: 'list_servers', args: listedBy(ids) }] : [];
+    const actions = [
+      ...listing,
+      ...hot.map((server) => ({ tool: 'shutdown', args: { server } })),
+      { tool: 'close', args: {} },
+    ];
     refs.push({
       ok: true,
       seed: k,
@@ -103,10 +109,12 @@ function episodes(
       errors: 0,
       score: 1,
       maxStateChars: 10,
-      observations: ['down', 'down', 'closed'],
+      observations: [...(listedBy ? [print(ids, hot, k)] : []), 'down', 'down', 'closed'],
       ms: [],
     });
-    openings.push({ tools: ['list_servers'], observations: [print(ids, hot, k)] });
+    openings.push(
+      listedBy ? { tools: [], observations: [] } : { tools: ['list_servers'], observations: [print(ids, hot, k)] },
+    );
   }
   return pickTrials(pickSamples(meta, refs, openings).get('shutdown.server') ?? []);
 }
@@ -159,6 +167,25 @@ describe('the selection reader', () => {
       ids.map((i) => `${i} ${hot.includes(i) ? 'hottest now' : 'cool'}`).join('\n'),
     );
     expect(rate(stated.pooled)).toBe(0);
+  });
+
+  it('reads a listing the reference calls with arguments (a day), not the read of one entity (rt28e U3)', () => {
+    const lastOut = (ids: string[], hot: string[]) =>
+      [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n');
+    const pick = (ids: string[], k: number) => [ids[k % 8] as string, ids[(k + 3) % 8] as string];
+    expect(rate(episodes(lastOut, 24, pick, () => ({ day: '2026-10-23' })).pooled)).toBeGreaterThan(0.7);
+    expect(episodes(lastOut, 24, pick, (ids) => ({ server: ids[0] })).pooled).toHaveLength(0);
+  });
+
+  it('leaves a mark its legend explains to the agent, and still learns one no text explains (rt28e U7)', () => {
+    const starred = (legend: string) => (ids: string[], hot: string[]) =>
+      [legend, ...ids.map((i) => `${i}${hot.includes(i) ? '*' : ''} rack 2`)].join('\n');
+    expect(rate(episodes(starred('Servers (* running hottest):')).pooled)).toBe(0);
+    expect(rate(episodes(starred('Servers:')).pooled)).toBeGreaterThan(0.7);
+    // A legend for another mark explains nothing of this one (a code beside a legend stays a code).
+    const other = (ids: string[], hot: string[]) =>
+      ['Servers (+ running hottest):', ...ids.map((i) => `${i}${hot.includes(i) ? '*' : ''} rack 2`)].join('\n');
+    expect(rate(episodes(other).pooled)).toBeGreaterThan(0.7);
   });
 });
 

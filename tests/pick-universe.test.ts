@@ -1,6 +1,7 @@
-// The universe of a pick (validators/episodic/pick-universe.ts): a listed entity the picking tool answers as an unknown
-// id, its state unchanged, is no candidate (redteam-trust6 honest-idshape-queue's "TK0000 queue" beside its tickets);
-// one the tool acts on (redteam-s20e S4's gift-card order, refundable and penalised) stays a candidate.
+// The universe of a pick (validators/episodic/pick-universe.ts): a listed entity the picking tool refuses wherever and
+// however a policy could ask, its state unchanged, is no candidate (redteam-trust6 honest-idshape-queue's "TK0000
+// queue" beside its tickets); one the tool acts on at some moment or with some argument (redteam-s20e S4's gift-card
+// order, refundable and penalised; rt28e U1, U2) stays a candidate.
 import { describe, expect, it } from 'vitest';
 import type { Rollout, RolloutRequest, RolloutResult } from '../sandbox/rollouts.js';
 import { knownPicks } from '../validators/episodic/pick-universe.js';
@@ -8,7 +9,7 @@ import type { PickSample } from '../validators/episodic/selection.js';
 
 type Action = { tool: string; args: Record<string, unknown> };
 /** A world's answer to one call of `route`: its reply and whether it changed the state. */
-type World = (id: string, seen: number) => [string, boolean];
+type World = (id: string, seen: number, args: Record<string, unknown>) => [string, boolean];
 
 const ids = ['TK4821', 'TK5310', 'TK0000'];
 const sample: PickSample = {
@@ -27,11 +28,11 @@ const sample: PickSample = {
 /** The reference (routes both tickets) and a replay runner over `world`. */
 function setUp(world: World) {
   const actions: Action[] = [
-    { tool: 'route', args: { ticket_id: 'TK4821', queue: 'billing' } },
-    { tool: 'route', args: { ticket_id: 'TK5310', queue: 'shipping' } },
+    { tool: 'route', args: { ticket_id: 'TK4821', queue: 'billing', amount: 40 } },
+    { tool: 'route', args: { ticket_id: 'TK5310', queue: 'shipping', amount: 30 } },
     { tool: 'close', args: {} },
   ];
-  const play = (log: readonly Action[]) => log.map((a, k) => world(String(a.args.ticket_id), k));
+  const play = (log: readonly Action[]) => log.map((a, k) => world(String(a.args.ticket_id), k, a.args));
   const replies = play(actions);
   const ref = {
     ok: true,
@@ -70,13 +71,43 @@ describe('the entities a pick chooses among', () => {
     // The probe sends the unknown id before the listed one, each with the reference's other arguments, then the
     // reference's own call.
     const log = (r.sent[0]?.policy as { actions: Action[] }).actions;
-    expect(log.map((a) => a.args.ticket_id)).toEqual(['TK9999', 'TK0000', 'TK4821']);
+    // ... the listed one with the reference's amount, the least it sends and 1; then again at its last pick call.
+    expect(log.map((a) => a.args.ticket_id)).toEqual(['TK9999', 'TK0000', 'TK0000', 'TK0000', 'TK4821']);
+    expect(log.slice(1, 4).map((a) => a.args.amount)).toEqual([40, 30, 1]);
     expect(log[1]?.args.queue).toBe('billing');
+    expect((r.sent[1]?.policy as { actions: Action[] }).actions.at(-1)?.args.ticket_id).toBe('TK5310');
   });
 
   it('keeps one the tool acts on or answers otherwise (a forbidden refund, a refusal with a reason)', async () => {
     const acts = await kept((id) => (id === 'TK9999' ? ['No ticket TK9999.', false] : [`${id} routed.`, true]));
     expect(acts.candidates).toEqual(['tk4821', 'tk5310', 'tk0000']);
+    // A refusal with a reason, where the tool changes nothing for the picks either (a read): the probe tells nothing.
+    const reason = await kept((id) =>
+      known.has(id)
+        ? [`${id} shown.`, false]
+        : id === 'TK0000'
+          ? ['TK0000 is a gift card.', false]
+          : ['No such.', false],
+    );
+    expect(reason.candidates).toHaveLength(3);
+    // Refused at the first pick only: after the reference's picks it is routed (rt28e U1, a turn order, not a kind).
+    const later = await kept((id, seen) =>
+      known.has(id) || (id === 'TK0000' && seen > 1) ? [`${id} routed.`, true] : [`No ticket ${id}.`, false],
+    );
+    expect(later.candidates).toHaveLength(3);
+    // Refused for the borrowed amount as the unknown id is, routed with the amount its listing shows (rt28e U2).
+    const withAmount = { ...sample, cells: new Map([['tk0000', 'TK4821 ($40), TK0000 ($7)']]) };
+    const byValue = await kept(
+      (id, _seen, args) =>
+        known.has(id) || (id === 'TK0000' && Number(args.amount) <= 7)
+          ? [`${id} routed.`, true]
+          : [`No ticket ${id} for $${args.amount}.`, false],
+      withAmount,
+    );
+    expect(byValue.candidates).toHaveLength(3);
+  });
+
+  it('leaves out one the tool refuses with a reason where it acts on each pick (rt28e U9: what it does)', async () => {
     const reason = await kept((id) =>
       known.has(id)
         ? [`${id} routed.`, true]
@@ -84,7 +115,7 @@ describe('the entities a pick chooses among', () => {
           ? ['TK0000 is a gift card.', false]
           : ['No such.', false],
     );
-    expect(reason.candidates).toHaveLength(3);
+    expect(reason.candidates).toBeUndefined();
   });
 
   it('keeps one answered as unknown whose call changes the state (a world that records the try)', async () => {
@@ -120,11 +151,12 @@ describe('the entities a pick chooses among', () => {
   });
 
   it('keeps them where one is answered otherwise, listed beside the picks, or the last call so (a lock)', async () => {
-    const one = await kept((id) => (id === 'AG2000' ? ['AG2000 is on leave.', false] : kindOf(id)), twoKinds);
-    expect(one.candidates).toHaveLength(4);
-    // Listed beside the picks, they are of their kind: a refusal alike ('at most $10' for two gift cards) is a rule.
+    // One acted on (assigned) stays; the other, refused, goes whatever its words.
+    const one = await kept((id) => (id === 'AG2000' ? ['AG2000 assigned.', true] : kindOf(id)), twoKinds);
+    expect(one.candidates).toEqual(['tk4821', 'tk5310', 'ag2000']);
+    // Listed beside the picks (one board, rt28e U5), they are still refused by what the tool does.
     const beside = new Map([...twoKinds.listed].map(([c, s]): [string, Set<string>] => [c, new Set([...s, 'agents'])]));
-    expect((await kept(kindOf, { ...twoKinds, listed: beside })).candidates).toHaveLength(4);
+    expect((await kept(kindOf, { ...twoKinds, listed: beside })).candidates).toBeUndefined();
     // A world that locks after an unknown id answers the reference's own call, replayed last, as the others.
     let unknownAt = Number.POSITIVE_INFINITY;
     const lock: World = (id, seen) => {
@@ -135,5 +167,18 @@ describe('the entities a pick chooses among', () => {
     };
     const locked = await kept(lock, twoKinds);
     expect(locked.candidates).toHaveLength(4);
+  });
+
+  it('probes every candidate, in as many replays as the turns need (rt28e U6)', async () => {
+    const many = Array.from({ length: 20 }, (_, k) => `AG${1000 + k}`);
+    const roster: PickSample = {
+      ...sample,
+      candidates: [...sample.candidates.slice(0, 2), ...many.map((a) => a.toLowerCase())],
+      printed: new Map([...sample.printed, ...many.map((a): [string, string] => [a.toLowerCase(), a])]),
+      turns: 8,
+    };
+    const r = await kept(kindOf, roster);
+    expect(r.candidates).toBeUndefined();
+    expect(r.sent.every((q) => (q.policy as { actions: Action[] }).actions.length <= 8)).toBe(true);
   });
 });

@@ -30,6 +30,13 @@ export interface PickSample {
   printed: Map<string, string>;
   /** The texts (listings) that name each candidate. */
   listed: Map<string, Set<string>>;
+  /**
+   * Each candidate's cell in the first text that names it, the values the tool's other arguments allow (an enum's, a
+   * flag's) and the world's turns: pick-universe.ts probes the candidates with them.
+   */
+  cells?: Map<string, string>;
+  options?: Map<string, unknown[]>;
+  turns?: number;
 }
 
 /**
@@ -62,7 +69,21 @@ export function pickSamples(
               ),
           ),
       );
-      const parsed = parser(new Set(sent.flatMap((s) => [...s].map(shapeOf))));
+      const shapes = new Set(sent.flatMap((s) => [...s].map(shapeOf)));
+      const parsed = parser(shapes);
+      const options = new Map(
+        Object.entries(propsOf(meta, tool.name)).flatMap(
+          ([k, v]): Array<[string, unknown[]]> =>
+            k === arg ? [] : v.enum ? [[k, v.enum.slice(0, 4)]] : v.type === 'boolean' ? [[k, [true, false]]] : [],
+        ),
+      );
+      // A reply the reference read before its pick is a listing where its call took no arguments, or where it names
+      // two entities or more and no argument of the call is one (a dated, paged or filtered listing, rt28e U3; a read
+      // of one entity is asked because of the choice).
+      const listing = (call: { args: Record<string, unknown> } | undefined, reply: string) =>
+        call !== undefined &&
+        (Object.keys(call.args).length === 0 ||
+          (Object.values(call.args).every((v) => !shapes.has(shapeOf(String(v)))) && parsed(reply).order.length >= 2));
       const samples = refs.flatMap((r, i): PickSample[] => {
         const chosen = sent[i] as Set<string>;
         if (chosen.size === 0) return [];
@@ -79,23 +100,25 @@ export function pickSamples(
           ),
           ...(r.observations ?? [])
             .slice(0, first)
-            .flatMap(
-              (o, j): Array<[string, string]> =>
-                Object.keys(acts[j]?.args ?? { x: 1 }).length === 0 ? [[`${acts[j]?.tool}'s reply`, o]] : [],
-            ),
+            .flatMap((o, j): Array<[string, string]> => (listing(acts[j], o) ? [[`${acts[j]?.tool}'s reply`, o]] : [])),
         ];
         const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
         const fields = new Map<string, string[]>();
         const printed = new Map<string, string>();
         const listed = new Map<string, Set<string>>();
-        for (const [source, text] of texts) {
+        const cells = new Map<string, string>();
+        const legends = `${r.prompt ?? ''}\n${meta.description}\n${meta.tools.map((t) => t.description).join('\n')}`;
+        for (const [source, shown] of texts) {
+          const { text, stated } = legendMarks(shown, parsed(shown), legends);
           const p = parsed(text);
           for (const id of p.order) {
             if (!printed.has(id)) printed.set(id, (p.cells.get(id) as { printed: string }).printed);
+            if (!cells.has(id)) cells.set(id, (p.cells.get(id) as { cell: string }).cell);
             listed.set(id, (listed.get(id) ?? new Set<string>()).add(source));
             const own = fields.get(id) ?? [...idFields(id)];
             own.push(
               ...structuralFields(source, p, id),
+              ...(stated ? [`in ${source}, ${STATED} the mark its legend explains: ${stated.get(id) || 'none'}`] : []),
               ...words((p.cells.get(id) as { cell: string }).cell)
                 .filter((w) => rules.has(w))
                 .map((w) => `in ${source}, ${STATED} in its cell: ${w}`),
@@ -107,12 +130,69 @@ export function pickSamples(
         const named = candidates.filter((c) => chosen.has(c)).length;
         return named === 0 || named === candidates.length
           ? []
-          : [{ level: r.level, value: '', candidates, chosen, fields, of: i, tool: tool.name, arg, printed, listed }];
+          : [
+              {
+                ...{ level: r.level, value: '', candidates, chosen, fields, of: i, tool: tool.name, arg },
+                ...{ printed, listed, cells, options, turns: meta.maxTurns },
+              },
+            ];
       });
       if (samples.length > 0) out.set(`${tool.name}.${arg}`, samples);
     }
   }
   return out;
+}
+
+/** Names of marks a text may spell out ("marked with a star"). */
+const MARK_NAMES: Record<string, string> = {
+  star: '*',
+  asterisk: '*',
+  dagger: '\u2020',
+  hash: '#',
+  plus: '+',
+  caret: '^',
+  tilde: '~',
+  bullet: '\u2022',
+};
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The marks a listing's legend (a line of it naming no entity) or the prompt and tools explain (rt28e U7: '(* a gift
+ * card)', 'marks each gift card with a star'): each entity's explained marks beside its id, and the text with those
+ * marks taken out of its layout (they are a stated field, as the legend's words in the cell would be); none where no
+ * entity carries one.
+ */
+function legendMarks(
+  text: string,
+  p: { order: string[]; cells: Map<string, { cell: string; printed: string; at: number }> },
+  legends: string,
+): { text: string; stated?: Map<string, string> } {
+  const printed = p.order.map((id) => (p.cells.get(id) as { printed: string }).printed);
+  const own = text
+    .split('\n')
+    .filter((line) => !printed.some((x) => line.includes(x)))
+    .join('\n');
+  const explains = `${own}\n${legends}`;
+  const spelled = explains
+    .toLowerCase()
+    .split(/[.!?\n]/)
+    .filter((s) => /\b(mark|flag|denot|indicat|stand|mean|show)/.test(s))
+    .flatMap((s) =>
+      Object.entries(MARK_NAMES).flatMap(([name, m]) => (new RegExp(`\\b${name}s?\\b`).test(s) ? [m] : [])),
+    );
+  const near = (c: { cell: string; printed: string; at: number }) =>
+    `${c.cell.slice(0, c.at).split(/[,;]/).at(-1)}${c.cell.slice(c.at + c.printed.length).split(/[,;]/)[0]}`;
+  const symbols = [...new Set(p.order.flatMap((id) => [...near(p.cells.get(id) as never)]))].filter(
+    (m) =>
+      /[^\p{L}\p{N}\s()$%.,:;'"/-]/u.test(m) &&
+      (spelled.includes(m) ||
+        new RegExp(`(?:^|[\\s(\\[])${esc(m)}(?!${esc(m)})\\s*[=:-]?\\s*\\p{L}`, 'mu').test(explains)),
+  );
+  if (symbols.length === 0) return { text };
+  const stated = new Map(
+    p.order.map((id) => [id, symbols.filter((m) => near(p.cells.get(id) as never).includes(m)).join('')]),
+  );
+  return { text: symbols.reduce((t, m) => t.split(m).join(''), text), stated };
 }
 
 /** A fitted selection: the place read and the values there that mark a chosen entity. */
