@@ -97,16 +97,27 @@ const keysBy = (parts: Parts[], classes: readonly string[]) => parts.map((p) => 
  * recur with the answer) the ones that alone leave the fewest pairs with equal values and different answers are kept.
  */
 function varyingClasses(parts: Parts[], answers: string[]): string[] {
-  const values = new Map<string, Set<string>>();
-  for (const p of parts) for (const [c, v] of p) values.set(c, (values.get(c) ?? new Set()).add(v));
-  const varied = [...values].filter(([c, vs]) => {
-    const missing = parts.some((p) => !p.has(c));
+  const values = new Map<string, { values: Set<string>; held: number }>();
+  for (const p of parts)
+    for (const [c, v] of p) {
+      let at = values.get(c);
+      if (!at) values.set(c, (at = { values: new Set(), held: 0 }));
+      at.values.add(v);
+      at.held++;
+    }
+  const varied = [...values].filter(([, { values: vs, held }]) => {
+    const missing = held < parts.length;
     return (vs.size > 1 || missing) && vs.size + Number(missing) < parts.length;
   });
-  varied.sort((a, b) => b[1].size - a[1].size || (a[0] < b[0] ? -1 : 1));
+  varied.sort((a, b) => b[1].values.size - a[1].values.size || (a[0] < b[0] ? -1 : 1));
   const classes = varied.map(([c]) => c);
   if (classes.length <= MAX_CLASSES) return classes;
-  const left = new Map(classes.map((c) => [c, conflicts(keysBy(parts, [c]), answers).conflicts]));
+  const alone = (c: string) =>
+    conflicts(
+      parts.map((p) => p.get(c) ?? '\u0000'),
+      answers,
+    ).conflicts;
+  const left = new Map(classes.map((c) => [c, alone(c)]));
   const kept = new Set(
     [...classes].sort((a, b) => (left.get(a) as number) - (left.get(b) as number)).slice(0, MAX_CLASSES),
   );
@@ -228,8 +239,9 @@ export interface LevelMemory {
 function fold(
   train: PoolSample[],
   test: PoolSample[],
+  partsOf: (s: PoolSample) => Parts,
 ): { hits: number; sharedHits: number; wordHits: number; chance: number; key: string[] } {
-  const trainParts = train.map((s) => promptParts(s.prompt));
+  const trainParts = train.map(partsOf);
   const key = fitKey(
     trainParts,
     train.map((s) => s.answer),
@@ -253,7 +265,7 @@ function fold(
   let common = 0;
   const top = [...answerCounts].find(([, c]) => c === constant)?.[0];
   for (const s of test) {
-    const seen = memory.get(keyOf(promptParts(s.prompt), key));
+    const seen = memory.get(keyOf(partsOf(s), key));
     if (seen) {
       const guess = [...seen].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
       if (guess === s.answer) hits++;
@@ -284,8 +296,11 @@ export function memoriseLevels(samples: PoolSample[], minSamples: number): Level
     if (at.length < minSamples) continue;
     const a = at.filter((_, i) => i % 2 === 0);
     const b = at.filter((_, i) => i % 2 === 1);
-    const ab = fold(a, b);
-    const ba = fold(b, a);
+    // Each prompt is parted once, for the fold it trains and the fold it tests.
+    const parts = new Map(at.map((s) => [s, promptParts(s.prompt)]));
+    const partsOf = (s: PoolSample) => parts.get(s) as Parts;
+    const ab = fold(a, b, partsOf);
+    const ba = fold(b, a, partsOf);
     const share = pairShare(at.map((s) => s.answer));
     out.push({
       level,
