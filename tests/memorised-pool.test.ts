@@ -148,6 +148,57 @@ describe('memorised-pool', () => {
     expect(yesNo.gain).toBeLessThan(0.1);
   });
 
+  it('judges the part of the answer to be worked out: an echoed ticket or name is masked (rt27s S2)', () => {
+    const table = (level: number) => Array.from({ length: 12 }, (_, i) => [100 * level + 17 * i, (i % 5) + 2]);
+    const LETTERS = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
+    const echoed = (pooled: boolean, byName: boolean) =>
+      memorisedGain(
+        samples((r, level) => {
+          const [m, a] = pooled ? (table(level)[r(0, 11)] as [number, number]) : [r(1, 300 * level), r(1, 300)];
+          const tag = byName ? (NAMES[r(0, 7)] as string) : [0, 1, 2, 3, 4].map(() => LETTERS[r(0, 23)]).join('');
+          const text = `Filed for ${tag} today. What is ${m} plus ${a}?`;
+          return { text, answer: byName ? `${m + a} (for ${tag})` : `${tag}: ${m + a}` };
+        }),
+        10,
+        3,
+      ).gain;
+    expect(echoed(true, false)).toBeGreaterThan(0.25);
+    expect(echoed(true, true)).toBeGreaterThan(0.25);
+    expect(echoed(false, false)).toBeLessThan(0.05);
+    expect(echoed(false, true)).toBeLessThan(0.05);
+  });
+
+  it("keeps an answer picked among the prompt's items: the pick is worked out, not copied", () => {
+    const STATIONS = ['alder', 'brook', 'cedar', 'delta', 'ember', 'fjord', 'gravel', 'harbor'];
+    const table = (level: number) =>
+      Array.from({ length: 6 }, (_, i) => [0, 1, 2, 3].map((j) => (7 * i + 3 * j + level) % 8) as number[]);
+    const s = samples((r, level) => {
+      const picks = table(level)[r(0, 5)] as number[];
+      const names = picks.map((k) => STATIONS[k] as string);
+      return { text: `Which of ${names.join(', ')} is warmest?`, answer: names[(picks[0] as number) % 4] as string };
+    });
+    expect(memorisedGain(s, 10, 3).gain).toBeGreaterThan(0.25);
+  });
+
+  it('reads a problem printed after a long history whose parts do not recur (rt27s S5)', () => {
+    const table = (level: number) => Array.from({ length: 12 }, (_, i) => [100 * level + 17 * i, (i % 5) + 2]);
+    const history = (r: (lo: number, hi: number) => number) =>
+      Array.from({ length: 110 }, () => `2026-${r(1, 11)}-${r(1, 28)} #${r(10000, 99999)} closed by ${NAMES[r(0, 7)]}`);
+    const long = (pooled: boolean) =>
+      memorisedGain(
+        samples((r, level) => {
+          const [m, a] = pooled ? (table(level)[r(0, 11)] as [number, number]) : [r(1, 300 * level), r(1, 300)];
+          return { text: `${history(r).join('\n')}\n${sumOf(m, a).text}`, answer: String(m + a) };
+        }),
+        10,
+        3,
+      );
+    const pool = long(true);
+    expect(pool.levels.every((l) => l.key.length > 0)).toBe(true);
+    expect(pool.gain).toBeGreaterThan(0.25);
+    expect(long(false).gain).toBeLessThan(0.05);
+  });
+
   it('lets a small first level pass when the others are large', () => {
     const s = samples((r, level) => (level === 1 ? sumOf(10 + r(0, 2), 1) : sumOf(r(1, 300 * level), r(1, 300))));
     const m = memorisedGain(s, 10, 3);

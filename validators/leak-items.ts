@@ -8,6 +8,7 @@ import { featurePhrase, featurise, type Featured, picks } from './choice-rules.j
 import { relationFeatures } from './item-relations.js';
 import { type ListItem, lower, MARKER, MAX_ANSWER_TOKENS, promptItemLists } from './leak-lists.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
+import { againstStatedForm } from './stated-form.js';
 
 const MAX_LISTS = 3;
 const MIN_ITEMS = 3;
@@ -118,8 +119,11 @@ function* optionRules(f: Featured): Generator<string> {
   }
 }
 
-/** The list items reader: applies where at least 80% of the answers are one item of a prompt list. */
-export const ITEMS: ReaderFamily = {
+/**
+ * The list items reader: applies where at least 80% of the answers are one item of a prompt list; a reader of form,
+ * judged against checking a form the prompt states where it asks for the item breaking it (rt27s S4).
+ */
+export const ITEMS: ReaderFamily = againstStatedForm({
   name: "a prompt list's item singled out by a feature of its text",
   code: 'E_ANSWER_LEAK',
   prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
@@ -159,4 +163,4 @@ export const ITEMS: ReaderFamily = {
       },
     };
   },
-};
+});

@@ -6,6 +6,7 @@
 import { isIntegerAnswer, normalizeAnswer, occurrences, tokenize } from './answers.js';
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
+import { againstStatedForm } from './stated-form.js';
 
 export const ONES = [
   'zero',
@@ -242,9 +243,9 @@ const ruleId = (s: Selector, encoding: string) => `${JSON.stringify(s)}|${encodi
 /**
  * The encodings reader: each place in the prompt where an encoding of the answer appears proposes a rule
  * (that place, that encoding); a rule earns a sample whose prompt holds, at its place, the answer in its
- * encoding.
+ * encoding. Where a token splits reads form (an odd dash): judged against checking a stated form (rt27s S4).
  */
-export const ENCODINGS: ReaderFamily = {
+export const ENCODINGS: ReaderFamily = againstStatedForm({
   name: 'the answer in an encoding at a fixed place',
   code: 'E_ANSWER_LEAK',
   prepare(samples: readonly ReaderSample[]): PreparedFamily {
@@ -295,4 +296,4 @@ export const ENCODINGS: ReaderFamily = {
       },
     };
   },
-};
+});

@@ -2,6 +2,8 @@
 // decide the reference on one half of a level's instances, answers the other half from memory; cosmetic variation
 // (ids, names, filler) around a small pool of problems lets it beat chance, a real instance space does not.
 import { normalizeAnswer } from './answers.js';
+import { maskLevelEchoes } from './echoed-parts.js';
+import { CONTRACT_LIMITS } from '../contract/schema.js';
 import { numbersAsValues } from './number-words.js';
 import { lowerBound } from './stats.js';
 
@@ -16,11 +18,23 @@ export interface PoolSample {
 type Parts = Map<string, string>;
 
 const TOKEN = /\d+(?:[.,]\d+)*|\p{L}+/gu;
-/** The part of each prompt read (a pool's problem sits in a short prompt; a long one would cost seconds a level). */
-const MAX_CHARS = 4_000;
-/** The part of a prompt read, its numbers as values: "12", "twelve", "XII", "1 ten 2 ones" are one (rt27s S1). */
-const readPart = (prompt: string): string => numbersAsValues(prompt.slice(0, MAX_CHARS));
-/** The most classes a level's search considers (the ones that vary most across its prompts come first). */
+/**
+ * The whole prompt is read (the contract's limit: a pool's problem may follow a long history or document, rt27s S5),
+ * its numbers as values: "12", "twelve", "XII", "1 ten 2 ones" are one (rt27s S1).
+ */
+function readPart(prompt: string): string {
+  let read = lastRead.get(prompt);
+  if (read === undefined) {
+    if (lastRead.size >= MAX_READ) lastRead.clear();
+    read = numbersAsValues(prompt.slice(0, CONTRACT_LIMITS.maxPromptChars));
+    lastRead.set(prompt, read);
+  }
+  return read;
+}
+/** The prompts last read, so each is read once, not by each memoriser and fold (a level's, and then some). */
+const lastRead = new Map<string, string>();
+const MAX_READ = 512;
+/** The most classes a level's search considers: the cost is bounded by them, not by where in the prompt they sit. */
 const MAX_CLASSES = 400;
 /** The most prompt parts a key may join. */
 const MAX_KEY_PARTS = 8;
@@ -74,16 +88,41 @@ function conflicts(keys: string[], answers: string[]): { conflicts: number; dist
   return { conflicts: out, distinct: groups.size };
 }
 
-/** The classes whose value differs between some two of these prompts, the most varied first. */
-function varyingClasses(parts: Parts[]): string[] {
-  const values = new Map<string, Set<string>>();
-  for (const p of parts) for (const [c, v] of p) values.set(c, (values.get(c) ?? new Set()).add(v));
-  const varied = [...values].filter(([c, vs]) => vs.size > 1 || parts.some((p) => !p.has(c)));
-  varied.sort((a, b) => b[1].size - a[1].size || (a[0] < b[0] ? -1 : 1));
-  return varied.slice(0, MAX_CLASSES).map(([c]) => c);
-}
-
 const keyOf = (p: Parts, classes: readonly string[]): string => JSON.stringify(classes.map((c) => p.get(c) ?? null));
+const keysBy = (parts: Parts[], classes: readonly string[]) => parts.map((p) => keyOf(p, classes));
+
+/**
+ * The classes whose value differs between some two of these prompts and recurs in some two (an id unique to each
+ * prompt cannot be memorised), the most varied first. Past MAX_CLASSES (a long history, a document: its parts do not
+ * recur with the answer) the ones that alone leave the fewest pairs with equal values and different answers are kept.
+ */
+function varyingClasses(parts: Parts[], answers: string[]): string[] {
+  const values = new Map<string, { values: Set<string>; held: number }>();
+  for (const p of parts)
+    for (const [c, v] of p) {
+      let at = values.get(c);
+      if (!at) values.set(c, (at = { values: new Set(), held: 0 }));
+      at.values.add(v);
+      at.held++;
+    }
+  const varied = [...values].filter(([, { values: vs, held }]) => {
+    const missing = held < parts.length;
+    return (vs.size > 1 || missing) && vs.size + Number(missing) < parts.length;
+  });
+  varied.sort((a, b) => b[1].values.size - a[1].values.size || (a[0] < b[0] ? -1 : 1));
+  const classes = varied.map(([c]) => c);
+  if (classes.length <= MAX_CLASSES) return classes;
+  const alone = (c: string) =>
+    conflicts(
+      parts.map((p) => p.get(c) ?? '\u0000'),
+      answers,
+    ).conflicts;
+  const left = new Map(classes.map((c) => [c, alone(c)]));
+  const kept = new Set(
+    [...classes].sort((a, b) => (left.get(a) as number) - (left.get(b) as number)).slice(0, MAX_CLASSES),
+  );
+  return classes.filter((c) => kept.has(c));
+}
 
 /**
  * The coarsest key the training samples allow, by forward selection over the classes whose values recur (an id unique
@@ -91,7 +130,7 @@ const keyOf = (p: Parts, classes: readonly string[]): string => JSON.stringify(c
  * answers (ties: the fewest distinct keys) until none is left or none helps.
  */
 export function fitKey(parts: Parts[], answers: string[]): string[] {
-  const classes = varyingClasses(parts).filter((c) => new Set(parts.map((p) => p.get(c) ?? null)).size < parts.length);
+  const classes = varyingClasses(parts, answers);
   const key: string[] = [];
   let best = conflicts(
     parts.map(() => ''),
@@ -102,10 +141,7 @@ export function fitKey(parts: Parts[], answers: string[]): string[] {
     for (const cls of classes) {
       if (key.includes(cls)) continue;
       const next = [...key, cls];
-      const r = conflicts(
-        parts.map((p) => keyOf(p, next)),
-        answers,
-      );
+      const r = conflicts(keysBy(parts, next), answers);
       if (
         r.conflicts < best.conflicts &&
         (!pick || r.conflicts < pick.conflicts || (r.conflicts === pick.conflicts && r.distinct < pick.distinct))
@@ -203,8 +239,9 @@ export interface LevelMemory {
 function fold(
   train: PoolSample[],
   test: PoolSample[],
+  partsOf: (s: PoolSample) => Parts,
 ): { hits: number; sharedHits: number; wordHits: number; chance: number; key: string[] } {
-  const trainParts = train.map((s) => promptParts(s.prompt));
+  const trainParts = train.map(partsOf);
   const key = fitKey(
     trainParts,
     train.map((s) => s.answer),
@@ -228,7 +265,7 @@ function fold(
   let common = 0;
   const top = [...answerCounts].find(([, c]) => c === constant)?.[0];
   for (const s of test) {
-    const seen = memory.get(keyOf(promptParts(s.prompt), key));
+    const seen = memory.get(keyOf(partsOf(s), key));
     if (seen) {
       const guess = [...seen].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
       if (guess === s.answer) hits++;
@@ -259,8 +296,11 @@ export function memoriseLevels(samples: PoolSample[], minSamples: number): Level
     if (at.length < minSamples) continue;
     const a = at.filter((_, i) => i % 2 === 0);
     const b = at.filter((_, i) => i % 2 === 1);
-    const ab = fold(a, b);
-    const ba = fold(b, a);
+    // Each prompt is parted once, for the fold it trains and the fold it tests.
+    const parts = new Map(at.map((s) => [s, promptParts(s.prompt)]));
+    const partsOf = (s: PoolSample) => parts.get(s) as Parts;
+    const ab = fold(a, b, partsOf);
+    const ba = fold(b, a, partsOf);
     const share = pairShare(at.map((s) => s.answer));
     out.push({
       level,
@@ -284,8 +324,9 @@ export function memorisedGain(
   minSamples: number,
   z: number,
 ): { rate: number; chance: number; gain: number; levels: LevelMemory[] } {
+  // A part of the answer the prompt prints (an echoed ticket, a name) is copied, not memorised (rt27s S2).
   const levels = memoriseLevels(
-    samples.map((s) => ({ ...s, answer: normalizeAnswer(s.answer) })),
+    maskLevelEchoes(samples.map((s) => ({ ...s, answer: normalizeAnswer(s.answer) }))),
     minSamples,
   );
   const tested = levels.reduce((a, l) => a + l.tested, 0);

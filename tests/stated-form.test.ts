@@ -1,0 +1,77 @@
+// The policy that checks a stated form (validators/stated-form.ts, red team rt27s S4): where the prompt asks for the
+// item breaking the form its items must have, a reader of form (an item's layout, a token split by an odd dash) wins
+// no more than checking the form does; where it asks for anything else, the same odd item is a leak.
+import { describe, expect, it } from 'vitest';
+import { ITEMS } from '../validators/leak-items.js';
+import { LISTS } from '../validators/leak-lists.js';
+import type { ReaderSample } from '../validators/readers.js';
+import { asksForFormBreak, formOf, statedFormCredit } from '../validators/stated-form.js';
+import { pooled } from './helpers/readers.js';
+
+/** A tiny seeded generator, so the instances below are fixed. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return (n: number) => (s = (s * 1664525 + 1013904223) >>> 0) % n;
+}
+const CAPS = 'ABCDEFGHJKLMNPRSTUVWXYZ';
+const BREAKS = [' ', '_', '.', '/', '\u2013', '--'];
+const FORM_QUESTION = 'Which entry breaks the format? Give it as <answer>ENTRY</answer>.';
+
+/** Part numbers written AAA-1234, one of them with another separator, asked about with `question`. */
+function parts(question: string, count = 80, first = false): ReaderSample[] {
+  return Array.from({ length: count }, (_, i) => {
+    const r = rng(i + 11);
+    const code = (sep: string) => `${[0, 1, 2].map(() => CAPS[r(CAPS.length)]).join('')}${sep}${1000 + r(9000)}`;
+    const entries = Array.from({ length: 3 + (i % 6) }, () => code('-'));
+    const odd = code(BREAKS[r(BREAKS.length)] as string);
+    entries.splice(first ? 0 : r(entries.length + 1), 0, odd);
+    const prompt = [
+      'Part numbers in our catalogue are written AAA-1234: three capital letters, a hyphen, four digits.',
+      'The list:',
+      ...entries.map((e) => `- ${e}`),
+      '',
+      question,
+    ].join('\n');
+    return { seed: i, level: 1 + (i % 4), reference: `<answer>${odd}</answer>`, instance: { prompt } };
+  });
+}
+
+describe('stated-form', () => {
+  it('reads a question for the item that breaks a form, one sentence asking, breaking and naming the form', () => {
+    expect(asksForFormBreak(FORM_QUESTION)).toBe(true);
+    expect(asksForFormBreak('Dates:\n1. 2024-03-05\nWhich entry is not in the YYYY-MM-DD form?')).toBe(true);
+    expect(asksForFormBreak('Which row does not follow the usual layout?')).toBe(true);
+    expect(asksForFormBreak('Which station was warmest? One row breaks the format.')).toBe(false);
+    expect(asksForFormBreak('Which reading is the largest?')).toBe(false);
+  });
+
+  it('writes a form by letter case, digits and every other character', () => {
+    expect(formOf('- ABC-1234')).toBe(formOf('XYZ-0042'));
+    for (const other of ['ABC 1234', 'ABC\u20131234', 'AbC-1234', 'ABC--1234', 'ABC-1234.'])
+      expect(formOf(other)).not.toBe(formOf('ABC-1234'));
+  });
+
+  it("credits the odd form's item only where the prompt asks for the item breaking the form", () => {
+    const [s] = parts(FORM_QUESTION, 1) as [ReaderSample];
+    const odd = s.reference.replace(/<\/?answer>/g, '');
+    expect(statedFormCredit(s.instance.prompt, odd)).toBe(1);
+    const other = s.instance.prompt.split('\n').find((l) => l.startsWith('- ') && !l.includes(odd)) as string;
+    expect(statedFormCredit(s.instance.prompt, other.slice(2))).toBe(0);
+    expect(statedFormCredit(s.instance.prompt.replace(FORM_QUESTION, 'Which entry came first?'), odd)).toBe(0);
+  });
+
+  it('judges a reader of form against checking the stated form; the same odd item is a leak asked otherwise', () => {
+    const asked = pooled(parts(FORM_QUESTION), ITEMS);
+    expect(asked?.rate).toBe(1);
+    expect(asked?.chance).toBe(1);
+    const other = pooled(parts('Which part was ordered last? Give it as <answer>ENTRY</answer>.'), ITEMS);
+    expect(other?.rate).toBe(1);
+    expect(other?.chance).toBeLessThan(0.3);
+  });
+
+  it('leaves a reader of place judged against chance: the odd entry always first is a leak', () => {
+    const first = pooled(parts(FORM_QUESTION, 80, true), LISTS);
+    expect(first?.rate).toBe(1);
+    expect(first?.chance).toBeLessThan(0.3);
+  });
+});
