@@ -239,6 +239,8 @@ const HONEST_TOO_COSTLY = ['false-large-table.js'];
 // Rejected for the sandbox's own limits before (F6, F7; they test memory blame): validated on the roomy pool.
 const HONEST_FIXED = ['false-large-table.js', 'false-big-power.js'];
 
+// Every hack and honest module validated up front: 240 s ran out at load 25-35 (session 22, the memorisers reading whole
+// prompts); a time-out is for a hang, not a speed check.
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   roomyPool = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
@@ -256,7 +258,7 @@ beforeAll(async () => {
     'hostile-export-prompt-swap.js',
   ];
   for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await pool?.close();
