@@ -1,9 +1,12 @@
 // Red team v25 (Trust V round 7, session 22): scripts against a real `envforge serve`
 // (tests/fixtures/redteam-v25/FINDINGS.md); each open finding is asserted still decided wrong. npm run build first.
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { scriptRunner } from './helpers/fixture-script.js';
+import { PYTHON } from './helpers/python.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v25');
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as Array<{
@@ -12,6 +15,7 @@ const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'
 }>;
 const status = (id: string) => manifest.find((e) => e.id === id)?.status;
 const runScript = scriptRunner(FIXTURES);
+const CLIENT_PY = join(import.meta.dirname, '..', 'export', 'python', 'envforge_client.py');
 
 it('every finding of the manifest is open or closed', () => {
   expect(manifest.every((e) => e.status === 'open' || e.status === 'closed')).toBe(true);
@@ -69,14 +73,13 @@ describe('V25-4: a WebSocket frame still arriving is charged to no one', () => {
 });
 
 describe('V25-5: episode ids on disk for every local account', () => {
-  it('V25-5 open: the journals are world-readable; another client ends the episode by an id read there', async () => {
-    expect(status('V25-5')).toBe('open');
+  it('V25-5 closed: the episodes folder is 0700 and its files 0600; no other account reads an id', async () => {
+    expect(status('V25-5')).toBe('closed');
     const r = await runScript('journal-ids.mjs', ['read'], 120_000);
-    // Under the usual umask 022 (this machine's and CI's): the folder 755, the files 644.
-    expect(r.othersMayRead, JSON.stringify(r)).toBe(true);
-    expect(r.readIdIsVictims).toBe(true);
-    expect(r.otherEnds).toEqual({ status: 200, end: 'truncated' });
-    expect(r.victimNextStep).toEqual({ status: 409, code: 'E_EPISODE_OVER' });
+    // Under the usual umask 022 (this machine's and CI's), whatever the umask lets through.
+    expect(r.modes, JSON.stringify(r)).toEqual({ dir: '700', files: ['600'] });
+    expect(r.othersMayRead).toBe(false);
+    expect(r.journalFiles).toBe(2);
   }, 150_000);
 
   it('control: an id of the same shape, guessed, opens nothing; the victim plays on', async () => {
@@ -87,17 +90,37 @@ describe('V25-5: episode ids on disk for every local account', () => {
 });
 
 describe("V25-6: the exports' client does not retry an answer cut short", () => {
-  it('V25-6 open: a cut step raises IncompleteRead, later steps are 409, the service is a turn ahead', async () => {
-    expect(status('V25-6')).toBe('open');
-    const r = await runScript('cut-step.mjs', ['cut'], 120_000);
-    const calls = r.client as Record<string, { raised?: string; status?: number }>;
-    expect(calls['step 2 (answer cut)'], JSON.stringify(r)).toEqual({ raised: 'http.client.IncompleteRead' });
-    expect(calls['step 3']).toMatchObject({ raised: 'EnvforgeServiceError', status: 409 });
-    expect(r.service).toMatchObject({ turn: 2, actions: ['list_arrivals', 'list_rooms'] });
+  it('V25-6 closed: a cut step is retried under its turn, answered as played; the service and client agree', async () => {
+    expect(status('V25-6')).toBe('closed');
+    const r = await runScript('cut-step.mjs', ['cut', PYTHON], 120_000);
+    const calls = r.client as Record<string, { value?: string; raised?: string }>;
+    // The retry carries turn 2 again: the service answers the turn it already took (the rooms of floor 1).
+    expect(calls['step 2 (answer cut)']?.value, JSON.stringify(r)).toMatch(/^101 /);
+    expect(calls['step 3']).not.toHaveProperty('raised');
+    expect(r.clientTurn).toBe(4);
+    expect(r.service).toMatchObject({
+      turn: 4,
+      actions: ['list_arrivals', 'list_rooms', 'list_rooms', 'list_arrivals'],
+    });
+  }, 150_000);
+
+  it('V25-6 closed: an answer cut by a FIN or a reset is retried, and what leaves is an EnvforgeServiceError', async () => {
+    expect(status('V25-6')).toBe('closed');
+    for (const mode of ['fin', 'rst']) {
+      const { stdout } = await promisify(execFile)(PYTHON, [join(FIXTURES, 'cut_answer.py'), CLIENT_PY, mode], {
+        timeout: 60_000,
+      });
+      const r = JSON.parse(stdout.trim().split('\n').at(-1) as string);
+      expect(r, stdout).toMatchObject({
+        raised: 'envforge_client.EnvforgeServiceError',
+        isEnvforgeError: true,
+        asked: 4,
+      });
+    }
   }, 150_000);
 
   it('control: without the cut the client plays all four steps', async () => {
-    const r = await runScript('cut-step.mjs', ['control'], 120_000);
+    const r = await runScript('cut-step.mjs', ['control', PYTHON], 120_000);
     expect(r.clientTurn, JSON.stringify(r)).toBe(4);
     expect((r.service as { turn: number }).turn).toBe(4);
   }, 150_000);
