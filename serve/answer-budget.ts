@@ -123,7 +123,7 @@ export function registerAnswerBudget(
       if (!(error instanceof ServeError)) throw error;
       return refusal(reply, unread(held.bytes, budget.clientBytes, bytes));
     }
-    // The hold is not marked arrived: the client owes the reading, so the answer is its to lose once its reading stalls.
+    // Not marked arrived: the client owes the reading, so the answer is its to lose once its reading stalls.
     pending.set(principal, { answers: held.answers + 1, bytes: held.bytes + bytes });
     const deadline = setTimeout(() => reply.raw.destroy(), deadlineMs(bytes));
     deadline.unref();

@@ -38,6 +38,11 @@ export class Hold {
     this.budget.charge(this, n);
   }
 
+  /** Gives back `n` of its bytes (a WebSocket connection's frame bytes that became a message: ws-intake.ts). */
+  shrink(n: number): void {
+    this.budget.discharge(this, n);
+  }
+
   /** Its transfer went on (bytes arrived, or the kernel took some of an answer): not reclaimable for STALL_MS. */
   moved(): void {
     this.movedAt = Date.now();
@@ -106,6 +111,16 @@ export class BodyBudget {
     this.stats.heldBytes += n;
   }
 
+  discharge(hold: Hold, n: number): void {
+    const bytes = Math.min(n, hold.bytes);
+    if (hold.released || bytes <= 0) return;
+    hold.bytes -= bytes;
+    this.stats.heldBytes -= bytes;
+    const left = this.heldBy(hold.principal) - bytes;
+    if (left > 0) this.perClient.set(hold.principal, left);
+    else this.perClient.delete(hold.principal);
+  }
+
   release(hold: Hold): void {
     if (hold.released) return;
     hold.released = true;
@@ -154,7 +169,7 @@ export class BodyBudget {
   private stalledHold(asker: string, wanted: number): Hold | undefined {
     const now = Date.now();
     const stalled = (hold: Hold) => {
-      if (!hold.arriving) return false;
+      if (!hold.arriving || hold.bytes === 0) return false; // dropping it would free nothing
       hold.holder.look?.();
       return now - hold.movedAt >= this.stallMs;
     };

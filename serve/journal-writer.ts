@@ -37,7 +37,8 @@ export function privateFolder(dir: string): void {
     throw new ServeError(
       400,
       'E_USAGE',
-      `the episodes folder ${JSON.stringify(dir)} is open to other accounts (mode ${(held.mode & 0o777).toString(8)}) ` +
+      `the episodes folder ${JSON.stringify(dir)} is open to other accounts ` +
+        `(mode ${(held.mode & 0o777).toString(8)}) ` +
         'and owned by another: its journals hold episode ids, which are secrets; give the service a folder of its own',
     );
   chmodSync(dir, 0o700);

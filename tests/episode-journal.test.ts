@@ -1,6 +1,7 @@
 // The episode journal on its own: ids carry their identity and refuse forgeries, lines come back in order,
 // a torn line (a crash or failed write) is skipped, a line out of order ends what is trusted, a write resolves
-// only once it has landed, and old journals expire; its files are private (ids are secrets); the writer keeps many files open and writes them at once.
+// only once it has landed, and old journals expire; its files are private (ids are secrets); the writer keeps many
+// files open and writes them at once.
 import {
   appendFileSync,
   chmodSync,
@@ -150,7 +151,7 @@ describe('the journal', () => {
 describe('the journal keeps the ids it holds from other local accounts (V25-5)', () => {
   const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
-  it('makes its folder 0700 and its journal and key files 0600, and narrows a folder of its own left open', async () => {
+  it('makes its folder 0700 and its files 0600, and narrows a folder of its own left open', async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
     chmodSync(root, 0o755);
     const made = join(root, 'made', 'episodes');
