@@ -2,7 +2,7 @@
 // order with OpenEnv's observation/state/mcp/error messages, one episode at a time. A new reset ends the episode
 // before it, and so does the client going away (close or disconnect), as OpenEnv destroys a closed session: the
 // episode ends "truncated" and frees its slot. A server shutting down leaves its episodes resumable instead.
-import type { RawData, WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import type { Hold } from './body-budget.js';
 import { admitted } from './episode-routes.js';
