@@ -4,9 +4,11 @@
 // work (503 before it) instead of holding unbounded memory. Unread answers are bounded in time too (V24-1: Node's
 // request and header timeouts end when the request has arrived): an answer not flushed by its send deadline has its
 // connection closed; and while unread it is the client's to lose (the service owes it nothing more), so when the
-// service's total is full another client's body or answer reclaims it from the client holding the most.
+// service's total is full another client's body or answer reclaims it from the client holding the most, but only
+// once its reading has stalled: an answer the kernel keeps taking is being read, and is never cut (V25-1).
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { BodyBudget } from './body-budget.js';
+import type { BodyBudget, Hold } from './body-budget.js';
 import { clientAddress } from './client-address.js';
 import { ServeError } from './options.js';
 
@@ -24,6 +26,38 @@ const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
 /** The milliseconds an answer of `bytes` may take to be read: `sendTimeoutMs`, plus one second per MiB. */
 export const sendDeadlineMs = (sendTimeoutMs: number, bytes: number) =>
   sendTimeoutMs + Math.ceil(bytes / 2 ** 20) * 1_000;
+
+/**
+ * The progress of an answer written to `socket`: look() calls `hold.moved()` when the kernel took bytes of it since
+ * the last look (the bytes libuv still queues for the socket went down), as the budget does before it would reclaim
+ * the hold and as a timer does every `everyMs` (so progress is dated near when it came). The first look is taken once
+ * the answer is written (after this turn of the loop: a large one takes a while to encode), and starts its transfer;
+ * what the kernel's buffers take at once is no reading. Where the queue cannot be read the answer never moves after.
+ */
+function readingOf(socket: Socket | null, hold: () => Hold | undefined, everyMs: number) {
+  const queued = () => (socket as { _handle?: { writeQueueSize?: unknown } } | null)?._handle?.writeQueueSize;
+  let last: number | undefined;
+  const look = () => {
+    const now = queued();
+    if (typeof now !== 'number') return;
+    if (last !== undefined && now < last) hold()?.moved();
+    last = now;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const first = setImmediate(() => {
+    look();
+    hold()?.moved();
+    // An answer the kernel took whole at once is flushed now: only one still queued is watched.
+    if (everyMs > 0 && last !== undefined && last > 0) timer = setInterval(look, everyMs).unref();
+  });
+  return {
+    look,
+    stop: () => {
+      clearImmediate(first);
+      clearInterval(timer);
+    },
+  };
+}
 
 /** The 503 of a client whose answers not yet read fill its share (or of an answer that does not fit beside them). */
 function unread(held: number, share: number, answer?: number): ServeError {
@@ -75,14 +109,21 @@ export function registerAnswerBudget(
     if (bytes === 0) return payload;
     const principal = principalOf(request);
     const held = of(principal);
-    let hold: ReturnType<BodyBudget['reserve']>;
+    let hold: Hold;
+    const reading = readingOf(reply.raw.socket, () => hold, budget.stallMs / 4);
     try {
-      hold = budget.reserve(principal, bytes, { drop: () => reply.raw.destroy() }, held.answers > 0);
+      hold = budget.reserve(
+        principal,
+        bytes,
+        { drop: () => reply.raw.destroy(), look: reading.look },
+        held.answers > 0,
+      );
     } catch (error) {
+      reading.stop();
       if (!(error instanceof ServeError)) throw error;
       return refusal(reply, unread(held.bytes, budget.clientBytes, bytes));
     }
-    // The hold is not marked arrived: the client owes the reading, so the answer is its to lose (reclaimable).
+    // Not marked arrived: the client owes the reading, so the answer is its to lose once its reading stalls.
     pending.set(principal, { answers: held.answers + 1, bytes: held.bytes + bytes });
     const deadline = setTimeout(() => reply.raw.destroy(), deadlineMs(bytes));
     deadline.unref();
@@ -91,6 +132,7 @@ export function registerAnswerBudget(
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      reading.stop();
       hold.release();
       const now = of(principal);
       if (now.answers <= 1) pending.delete(principal);

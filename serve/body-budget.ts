@@ -4,10 +4,18 @@
 // deadline is dropped (V20-1: unfinished bodies were held by nothing and one client's filled the process's memory).
 import { ServeError } from './options.js';
 
+/**
+ * A hold whose transfer went on within this long (bytes arrived, or taken by the kernel) is moving, and is never
+ * reclaimed for another client (V25-1): only a client that is not keeping its side loses what it was granted.
+ */
+export const STALL_MS = 1_000;
+
 /** What the budget needs of the thing holding bytes: a way to drop it (its stream or socket) when reclaimed. */
 export interface BodyHolder {
   /** Drops the body (closes its connection) with this error; its hold is released by the budget first. */
   drop(error: ServeError): void;
+  /** Looks at its transfer now, calling its hold's moved() if it went on since the last look (answer-budget.ts). */
+  look?(): void;
 }
 
 /** Bytes held for one body or message. */
@@ -16,6 +24,8 @@ export class Hold {
   /** Still arriving (its client owes bytes): only such a hold is reclaimed for another client. */
   arriving = true;
   released = false;
+  /** When its transfer last went on: its reservation, then each report of progress (moved). */
+  movedAt = Date.now();
 
   constructor(
     readonly principal: string,
@@ -26,6 +36,16 @@ export class Hold {
   /** Charges `n` more bytes (a chunked body past its reservation); throws a ServeError when they do not fit. */
   grow(n: number): void {
     this.budget.charge(this, n);
+  }
+
+  /** Gives back `n` of its bytes (a WebSocket connection's frame bytes that became a message: ws-intake.ts). */
+  shrink(n: number): void {
+    this.budget.discharge(this, n);
+  }
+
+  /** Its transfer went on (bytes arrived, or the kernel took some of an answer): not reclaimable for STALL_MS. */
+  moved(): void {
+    this.movedAt = Date.now();
   }
 
   /** The body has arrived: its bytes stay charged until release, but no other client may reclaim them. */
@@ -57,6 +77,8 @@ export class BodyBudget {
     readonly totalBytes: number,
     /** Bytes held for one client (its principal) at once. */
     readonly clientBytes: number,
+    /** How long a hold must not have moved before it may be reclaimed (STALL_MS; 0 in tests of the reclaim alone). */
+    readonly stallMs = STALL_MS,
   ) {}
 
   /**
@@ -89,6 +111,16 @@ export class BodyBudget {
     this.stats.heldBytes += n;
   }
 
+  discharge(hold: Hold, n: number): void {
+    const bytes = Math.min(n, hold.bytes);
+    if (hold.released || bytes <= 0) return;
+    hold.bytes -= bytes;
+    this.stats.heldBytes -= bytes;
+    const left = this.heldBy(hold.principal) - bytes;
+    if (left > 0) this.perClient.set(hold.principal, left);
+    else this.perClient.delete(hold.principal);
+  }
+
   release(hold: Hold): void {
     if (hold.released) return;
     hold.released = true;
@@ -112,17 +144,13 @@ export class BodyBudget {
   }
 
   /**
-   * Frees room for a client that would hold `wanted` bytes by dropping bodies still arriving of the client holding the
-   * most, largest first, while that client holds more than `wanted` (never below the asker's own holding).
+   * Frees room for a client that would hold `wanted` bytes by dropping stalled bodies still arriving (or answers still
+   * unread) of the clients holding the most, largest first, while such a client holds more than `wanted` (never below
+   * the asker's own holding). A hold that moved within stallMs is never dropped: its client keeps its side (V25-1).
    */
   private reclaimFor(asker: string, wanted: number, n: number): void {
     while (this.stats.heldBytes + n > this.totalBytes) {
-      let richest: string | null = null;
-      for (const [principal, bytes] of this.perClient)
-        if (principal !== asker && bytes > wanted && (richest === null || bytes > this.heldBy(richest)))
-          richest = principal;
-      const arriving = richest === null ? [] : [...(this.holds.get(richest) ?? [])].filter((h) => h.arriving);
-      const victim = arriving.sort((a, b) => b.bytes - a.bytes)[0];
+      const victim = this.stalledHold(asker, wanted);
       if (!victim) return;
       this.release(victim);
       this.stats.reclaimed++;
@@ -131,9 +159,27 @@ export class BodyBudget {
           503,
           'E_OVERLOADED',
           "this body was dropped for another client's: this client holds the most of the bytes of request bodies " +
-            'in flight; send fewer large bodies at once',
+            'in flight and its transfer stalled; send fewer large bodies at once',
         ),
       );
     }
+  }
+
+  /** The largest stalled hold still arriving of the richest client (other than `asker`) holding more than `wanted`. */
+  private stalledHold(asker: string, wanted: number): Hold | undefined {
+    const now = Date.now();
+    const stalled = (hold: Hold) => {
+      if (!hold.arriving || hold.bytes === 0) return false; // dropping it would free nothing
+      hold.holder.look?.();
+      return now - hold.movedAt >= this.stallMs;
+    };
+    const richest = [...this.perClient]
+      .filter(([p, bytes]) => p !== asker && bytes > wanted)
+      .sort((a, b) => b[1] - a[1]);
+    for (const [principal] of richest) {
+      const victim = [...(this.holds.get(principal) ?? [])].filter(stalled).sort((a, b) => b.bytes - a.bytes)[0];
+      if (victim) return victim;
+    }
+    return undefined;
   }
 }

@@ -2,11 +2,10 @@
 // action, then how it ended), so a restarted server, or another replica sharing the folder, rebuilds any
 // episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { opendir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recentMemo } from '../sandbox/recent.js';
-import { JournalWriter } from './journal-writer.js';
+import { JournalWriter, privateFolder } from './journal-writer.js';
 import { ServeError } from './options.js';
 
 /** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
@@ -119,7 +118,7 @@ export class EpisodeJournal {
     /** A journal untouched this long is deleted (its episode is then unknown). */
     readonly ttlMs: number,
   ) {
-    mkdirSync(dir, { recursive: true });
+    privateFolder(dir);
   }
 
   /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */

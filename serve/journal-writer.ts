@@ -1,7 +1,8 @@
 // The episode journal's writer: appends off the event loop's thread, on descriptors kept open (about one per
 // open session), each line going out at once and the lines that queue meanwhile together; each request is
 // answered once its line has landed.
-import { close, open, readFileSync, write } from 'node:fs';
+import { chmodSync, close, mkdirSync, open, readFileSync, statSync, write } from 'node:fs';
+import { ServeError } from './options.js';
 
 /** The most journal files kept open for appending: opening and closing a file per step costs more than the step. */
 const MAX_OPEN_FILES = 8_192;
@@ -23,8 +24,31 @@ function openFilesBudget(): number {
   return 256;
 }
 
+/**
+ * Makes `dir` the service's private folder (V25-5: a journal holds episode ids, bearer capabilities): created 0700; one
+ * already there that other accounts may enter is narrowed to 0700 when this process owns it, and refused when it does
+ * not (as ssh refuses a key file others can read), so no other local account reads an id.
+ */
+export function privateFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const held = statSync(dir);
+  if ((held.mode & 0o077) === 0) return;
+  if (typeof process.getuid === 'function' && held.uid !== process.getuid())
+    throw new ServeError(
+      400,
+      'E_USAGE',
+      `the episodes folder ${JSON.stringify(dir)} is open to other accounts ` +
+        `(mode ${(held.mode & 0o777).toString(8)}) ` +
+        'and owned by another: its journals hold episode ids, which are secrets; give the service a folder of its own',
+    );
+  chmodSync(dir, 0o700);
+}
+
+/** A journal file is the service's alone (0600): its lines carry an episode's id. */
 const opened = (file: string) =>
-  new Promise<number>((resolve, reject) => open(file, 'a', (error, fd) => (error ? reject(error) : resolve(fd))));
+  new Promise<number>((resolve, reject) =>
+    open(file, 'a', 0o600, (error, fd) => (error ? reject(error) : resolve(fd))),
+  );
 /**
  * Appends all of `bytes` (O_APPEND: each write lands whole at the end, whoever else appends; a short one is continued).
  */

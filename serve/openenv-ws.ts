@@ -2,7 +2,7 @@
 // order with OpenEnv's observation/state/mcp/error messages, one episode at a time. A new reset ends the episode
 // before it, and so does the client going away (close or disconnect), as OpenEnv destroys a closed session: the
 // episode ends "truncated" and frees its slot. A server shutting down leaves its episodes resumable instead.
-import type { RawData, WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import type { Hold } from './body-budget.js';
 import { admitted } from './episode-routes.js';
@@ -11,6 +11,7 @@ import { parseAction, ResetData, type OpenEnvSessions } from './openenv-session.
 import { ServeError } from './options.js';
 import { parse, StepBody } from './schemas.js';
 import type { Service } from './service.js';
+import { byteLength, TRY_AGAIN_LATER } from './ws-intake.js';
 
 const Envelope = z.object(
   { type: z.string({ error: 'must be a string: reset, step, state, mcp or close' }), data: z.unknown().optional() },
@@ -24,17 +25,6 @@ const Envelope = z.object(
 const MAX_PENDING = 64;
 /** Bytes of answers a WebSocket client may leave unread before its connection closes with 1008. */
 const MAX_BUFFERED_BYTES = 4 << 20;
-
-/** WebSocket's close code for "try again later". */
-const TRY_AGAIN_LATER = 1013;
-
-/** A message's size in bytes, as ws delivers it (one Buffer, fragments, or an ArrayBuffer). */
-const byteLength = (data: RawData) =>
-  Array.isArray(data)
-    ? data.reduce((n, b) => n + b.length, 0)
-    : data instanceof ArrayBuffer
-      ? data.byteLength
-      : data.length;
 
 /** The optional `turn` of a WebSocket step's data (the idempotency key, as an HTTP step's `turn`). */
 function turnOf(data: unknown): number | undefined {

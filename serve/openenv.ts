@@ -16,6 +16,7 @@ import type { EpisodeSessions } from './episodes.js';
 import { answerMcp, openEnvMetadata, openEnvSchema } from './openenv-mcp.js';
 import { OpenEnvSessions, parseAction, ResetData } from './openenv-session.js';
 import { serveConnection } from './openenv-ws.js';
+import { chargeArrivals } from './ws-intake.js';
 import { ServeError } from './options.js';
 import { originRefusal } from './origins.js';
 import { parse, StepBody } from './schemas.js';
@@ -130,6 +131,8 @@ export function registerOpenEnv(
     wss.handleUpgrade(request, socket, head, (ws) => {
       release();
       const connection = connections.add(ws, client);
+      // Frames still arriving are held for the client: charged to it as they come (V25-4).
+      chargeArrivals(socket, ws, service.bodies, client.principal);
       serveConnection(
         ws,
         env,

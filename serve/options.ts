@@ -29,6 +29,11 @@ export interface ServeOptions {
   /** A request body still arriving this long after its headers is dropped (408 E_BODY_TIMEOUT, connection closed). */
   bodyTimeoutMs: number;
   /**
+   * A body still arriving or an answer unread is reclaimed for another client only once it has not moved for this long
+   * (default body-budget.ts STALL_MS, 1 s; not a flag).
+   */
+  reclaimStallMs?: number;
+  /**
    * An answer its client has not read this long after it was written (plus a second per MiB of it) has its connection
    * closed (serve/answer-budget.ts): what the service holds for unread answers is bounded in time as well as bytes.
    */

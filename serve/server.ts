@@ -98,7 +98,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   });
   const scores = opts.recordScores ? new ScoreBoard(opts.libraryDir, opts.log) : null;
   service.scores = scores;
-  service.bodies = new BodyBudget(bodyBudget.total, bodyBudget.client);
+  service.bodies = new BodyBudget(bodyBudget.total, bodyBudget.client, opts.reclaimStallMs);
 
   // Library loading and change polling.
   let stamp = '';

@@ -1,20 +1,23 @@
 // The episode journal on its own: ids carry their identity and refuse forgeries, lines come back in order,
 // a torn line (a crash or failed write) is skipped, a line out of order ends what is trusted, a write resolves
-// only once it has landed, and old journals expire; the writer keeps many files open and writes them at once.
+// only once it has landed, and old journals expire; its files are private (ids are secrets); the writer keeps many
+// files open and writes them at once.
 import {
   appendFileSync,
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EpisodeJournal, newEpisodeId, parseEpisodeId } from '../serve/episode-journal.js';
 import { JournalWriter } from '../serve/journal-writer.js';
 
@@ -143,4 +146,39 @@ describe('the journal', () => {
       expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(files.map(() => '1\n2\n3\n'));
     },
   );
+});
+
+describe('the journal keeps the ids it holds from other local accounts (V25-5)', () => {
+  const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+
+  it('makes its folder 0700 and its files 0600, and narrows a folder of its own left open', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
+    chmodSync(root, 0o755);
+    const made = join(root, 'made', 'episodes');
+    const journal = new EpisodeJournal(made, 60_000);
+    const id = newEpisodeId(identity);
+    await journal.create(id, { ...identity, hash: 'h' });
+    await journal.bindKey('client\u0000key', id);
+    await journal.settle();
+    expect(modeOf(made)).toBe('700');
+    expect(readdirSync(made).map((f) => modeOf(join(made, f)))).toEqual(['600', '600']);
+    // A folder made earlier (an older service, the operator's umask) that others may enter is narrowed at start.
+    const open = join(root, 'open');
+    mkdirSync(open, { mode: 0o755 });
+    chmodSync(open, 0o755);
+    new EpisodeJournal(open, 60_000);
+    expect(modeOf(open)).toBe('700');
+  });
+
+  it("refuses at start a folder others may enter that is another account's", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
+    chmodSync(dir, 0o750);
+    const uid = vi.spyOn(process, 'getuid').mockReturnValue(statSync(dir).uid + 1);
+    try {
+      expect(() => new EpisodeJournal(dir, 60_000)).toThrow(/open to other accounts/);
+    } finally {
+      uid.mockRestore();
+    }
+    expect(modeOf(dir)).toBe('750');
+  });
 });

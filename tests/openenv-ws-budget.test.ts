@@ -114,7 +114,7 @@ describe("an OpenEnv WebSocket's unread answers, charged to its client (V24-4)",
   });
 
   it('an unread answer is its to lose: a body of another client reclaims it, its connection dropped', async () => {
-    const bodies = new BodyBudget(100 * KB, 80 * KB);
+    const bodies = new BodyBudget(100 * KB, 80 * KB, 0); // every hold stalled: the reclaim alone
     const hostile = new FakeSocket();
     serve(hostile, bodies, 'hostile', 30 * KB);
     await ask(hostile, 2);

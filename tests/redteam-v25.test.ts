@@ -1,9 +1,12 @@
 // Red team v25 (Trust V round 7, session 22): scripts against a real `envforge serve`
 // (tests/fixtures/redteam-v25/FINDINGS.md); each open finding is asserted still decided wrong. npm run build first.
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { scriptRunner } from './helpers/fixture-script.js';
+import { PYTHON } from './helpers/python.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v25');
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as Array<{
@@ -12,6 +15,7 @@ const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'
 }>;
 const status = (id: string) => manifest.find((e) => e.id === id)?.status;
 const runScript = scriptRunner(FIXTURES);
+const CLIENT_PY = join(import.meta.dirname, '..', 'export', 'python', 'envforge_client.py');
 
 it('every finding of the manifest is open or closed', () => {
   expect(manifest.every((e) => e.status === 'open' || e.status === 'closed')).toBe(true);
@@ -23,10 +27,11 @@ describe('V25-1: an answer being read is reclaimed as unread', () => {
     expect(r.honest, JSON.stringify(r)).toMatchObject({ status: '200', complete: true });
   }, 150_000);
 
-  it('V25-1 open: a hostile request of headers only cuts the honest answer mid-transfer', async () => {
-    expect(status('V25-1')).toBe('open');
-    const r = await runScript('reclaim-reading.mjs', ['attack', '4000', '0', '64'], 120_000);
-    expect(r.honest, JSON.stringify(r)).toMatchObject({ status: '200', complete: false });
+  it('V25-1 closed: headers only are refused; the honest answer, being read, is read whole', async () => {
+    expect(status('V25-1')).toBe('closed');
+    const r = await runScript('reclaim-reading.mjs', ['attack', '4000', '20', '64'], 120_000);
+    expect(r.honest, JSON.stringify(r)).toMatchObject({ status: '200', complete: true });
+    expect(r.hostile).toBe('503');
   }, 150_000);
 });
 
@@ -58,25 +63,25 @@ describe('V25-3: one more session, and every step is a replay', () => {
 });
 
 describe('V25-4: a WebSocket frame still arriving is charged to no one', () => {
-  it('V25-4 open: 200 partial frames (50 MB) unseen by a 64 MB budget: an honest 15 MB body beside them', async () => {
-    expect(status('V25-4')).toBe('open');
+  it('V25-4 closed: partial frames past the share closed; an honest 15 MB body served beside the rest', async () => {
+    expect(status('V25-4')).toBe('closed');
     const r = await runScript('ws-partial-frames.mjs', ['200', '262143', '64', '15'], 120_000);
     expect(r.statuses, JSON.stringify(r)).toEqual({ 101: 200 });
     expect(r.honestVerify).toBe(200);
-    // A budget that charged them would have closed some (1013 past the share) or reclaimed them for the honest body.
-    expect(r.stillOpenAfterHonest).toBe(200);
+    // The anonymous client's share is 32 MiB (--body-limit's default): 127 frames of 256 KiB, the rest closed 1013.
+    expect(r.stillOpenAfterHonest as number).toBeLessThan(200);
+    expect((r.stillOpenAfterHonest as number) * 262_143).toBeLessThanOrEqual(32 * 2 ** 20);
   }, 150_000);
 });
 
 describe('V25-5: episode ids on disk for every local account', () => {
-  it('V25-5 open: the journals are world-readable; another client ends the episode by an id read there', async () => {
-    expect(status('V25-5')).toBe('open');
+  it('V25-5 closed: the episodes folder is 0700 and its files 0600; no other account reads an id', async () => {
+    expect(status('V25-5')).toBe('closed');
     const r = await runScript('journal-ids.mjs', ['read'], 120_000);
-    // Under the usual umask 022 (this machine's and CI's): the folder 755, the files 644.
-    expect(r.othersMayRead, JSON.stringify(r)).toBe(true);
-    expect(r.readIdIsVictims).toBe(true);
-    expect(r.otherEnds).toEqual({ status: 200, end: 'truncated' });
-    expect(r.victimNextStep).toEqual({ status: 409, code: 'E_EPISODE_OVER' });
+    // Under the usual umask 022 (this machine's and CI's), whatever the umask lets through.
+    expect(r.modes, JSON.stringify(r)).toEqual({ dir: '700', files: ['600'] });
+    expect(r.othersMayRead).toBe(false);
+    expect(r.journalFiles).toBe(2);
   }, 150_000);
 
   it('control: an id of the same shape, guessed, opens nothing; the victim plays on', async () => {
@@ -87,17 +92,37 @@ describe('V25-5: episode ids on disk for every local account', () => {
 });
 
 describe("V25-6: the exports' client does not retry an answer cut short", () => {
-  it('V25-6 open: a cut step raises IncompleteRead, later steps are 409, the service is a turn ahead', async () => {
-    expect(status('V25-6')).toBe('open');
-    const r = await runScript('cut-step.mjs', ['cut'], 120_000);
-    const calls = r.client as Record<string, { raised?: string; status?: number }>;
-    expect(calls['step 2 (answer cut)'], JSON.stringify(r)).toEqual({ raised: 'http.client.IncompleteRead' });
-    expect(calls['step 3']).toMatchObject({ raised: 'EnvforgeServiceError', status: 409 });
-    expect(r.service).toMatchObject({ turn: 2, actions: ['list_arrivals', 'list_rooms'] });
+  it('V25-6 closed: a cut step retried under its turn is answered as played; service and client agree', async () => {
+    expect(status('V25-6')).toBe('closed');
+    const r = await runScript('cut-step.mjs', ['cut', PYTHON], 120_000);
+    const calls = r.client as Record<string, { value?: string; raised?: string }>;
+    // The retry carries turn 2 again: the service answers the turn it already took (the rooms of floor 1).
+    expect(calls['step 2 (answer cut)']?.value, JSON.stringify(r)).toMatch(/^101 /);
+    expect(calls['step 3']).not.toHaveProperty('raised');
+    expect(r.clientTurn).toBe(4);
+    expect(r.service).toMatchObject({
+      turn: 4,
+      actions: ['list_arrivals', 'list_rooms', 'list_rooms', 'list_arrivals'],
+    });
+  }, 150_000);
+
+  it('V25-6 closed: an answer cut by a FIN or a reset is retried; what leaves is an EnvforgeServiceError', async () => {
+    expect(status('V25-6')).toBe('closed');
+    for (const mode of ['fin', 'rst']) {
+      const { stdout } = await promisify(execFile)(PYTHON, [join(FIXTURES, 'cut_answer.py'), CLIENT_PY, mode], {
+        timeout: 60_000,
+      });
+      const r = JSON.parse(stdout.trim().split('\n').at(-1) as string);
+      expect(r, stdout).toMatchObject({
+        raised: 'envforge_client.EnvforgeServiceError',
+        isEnvforgeError: true,
+        asked: 4,
+      });
+    }
   }, 150_000);
 
   it('control: without the cut the client plays all four steps', async () => {
-    const r = await runScript('cut-step.mjs', ['control'], 120_000);
+    const r = await runScript('cut-step.mjs', ['control', PYTHON], 120_000);
     expect(r.clientTurn, JSON.stringify(r)).toBe(4);
     expect((r.service as { turn: number }).turn).toBe(4);
   }, 150_000);

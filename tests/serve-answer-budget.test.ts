@@ -149,7 +149,7 @@ describe('answers not yet read, bounded in time and reclaimable (V24-1)', () => 
   }, 60_000);
 
   it('when the total is full, an unread answer of the client holding the most is dropped, not the asker', async () => {
-    const budget = new BodyBudget(80 * MB, 40 * MB);
+    const budget = new BodyBudget(80 * MB, 40 * MB, 100); // paused readers are stalled 100 ms on
     const { app, port } = await bigAnswers(budget, () => 600_000);
     try {
       const a = await askOn(port, '/big?mb=32', TOKENS.a, false);

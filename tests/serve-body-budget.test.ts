@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { BodyBudget } from '../serve/body-budget.js';
@@ -29,7 +29,7 @@ describe('BodyBudget', () => {
   };
 
   it("refuses past a client's share, reclaims for another client only bodies still arriving of the richest", () => {
-    const budget = new BodyBudget(100, 60);
+    const budget = new BodyBudget(100, 60, 0); // every hold stalled: the reclaim alone
     const a1 = holder();
     const a2 = holder();
     budget.reserve('a', 30, a1);
@@ -47,6 +47,39 @@ describe('BodyBudget', () => {
     expect(() => budget.reserve('d', 45, holder())).toThrow(/for all clients/);
     arrived.release();
     expect(budget.stats.heldBytes).toBe(60);
+  });
+
+  it('reclaims only a hold that has not moved within its window: a transfer that moves is never cut (V25-1)', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const budget = new BodyBudget(100, 100, 1_000);
+      const reading = holder();
+      let reads = 0;
+      // an answer being read: its holder sees the kernel take bytes whenever the budget looks
+      const answer = budget.reserve('a', 60, { ...reading, look: () => reads++ > 0 && answer.moved() });
+      const slow = holder();
+      const body = budget.reserve('b', 0, slow);
+      body.grow(30);
+      vi.advanceTimersByTime(999);
+      // nothing has stalled a full second: c is refused, nothing dropped
+      expect(() => budget.reserve('c', 20, holder())).toThrow(/for all clients/);
+      vi.advanceTimersByTime(1);
+      // a's answer moved at that look (reads), b's body last grew a second ago: b's is dropped, though a holds more
+      budget.reserve('c', 20, holder()).arrived();
+      expect([reading.dropped.length, slow.dropped.length]).toEqual([0, 1]);
+      // five seconds on, a is still being read: d, which would need its room, is refused and a keeps it
+      vi.advanceTimersByTime(5_000);
+      expect(() => budget.reserve('d', 30, holder())).toThrow(/for all clients/);
+      expect(reading.dropped).toHaveLength(0);
+      // written differently: progress reported by the transfer itself (a chunk of c's body arriving)
+      const cBody = budget.reserve('c', 0, holder());
+      cBody.grow(10);
+      cBody.moved();
+      vi.advanceTimersByTime(500);
+      expect(() => budget.reserve('e', 15, holder())).toThrow(/for all clients/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -82,6 +115,7 @@ describe('request bodies in flight, charged to their client (V20-1)', () => {
       clientBodyBytes: 1024 * KB,
       bodyBudgetBytes: 2048 * KB,
       bodyTimeoutMs: 1_500,
+      reclaimStallMs: 200,
       clientTokens: TOKENS,
     });
     port = Number(new URL(server.url).port);
@@ -194,6 +228,8 @@ describe('request bodies in flight, charged to their client (V20-1)', () => {
     // a and b each hold their share (1 MB) of the 2 MB budget; c's body then needs a's or b's room
     const a = [await held(512 * KB, 10, TOKENS.a), await held(512 * KB, 10, TOKENS.a)];
     const b = [await held(512 * KB, 10, TOKENS.b), await held(512 * KB, 10, TOKENS.b)];
+    // their bodies stop coming: once stalled past reclaimStallMs (200 ms) they are another client's to take
+    await new Promise((r) => setTimeout(r, 300));
     expect(await verify(TOKENS.c)).toBe(200);
     const dropped = await Promise.race([
       Promise.any([...a, ...b].map((h) => h.answer)),

@@ -17,6 +17,7 @@ recorded as the operator's, which steer level "auto" and the nightly loop) is se
 import asyncio
 import contextlib
 import hashlib
+import http.client
 import importlib.util
 import json
 import logging
@@ -123,8 +124,13 @@ def _send(method, url, body, headers=None):
 
 
 def request(method, path, body=None, on_status=None, headers=None):
-    """A JSON request with retries on connection errors, 408, 429 and 5xx; on_status(status, text) may answer a non-200
-    itself."""
+    """A JSON request with retries on connection errors, answers lost on the way, 408, 429 and 5xx; on_status(status,
+    text) may answer a non-200 itself.
+
+    An answer cut short (a body shorter than its content-length, a malformed status line: any http.client.HTTPException,
+    which is no OSError; a 200 whose JSON does not parse) is a lost answer, retried with the same body and headers, so
+    under the same idempotency: a step's turn, a create's Idempotency-Key. The service answers such a retry with what it
+    already did (V25-6). What leaves here is only ever an EnvforgeServiceError."""
     url = URL + path
     delay = BACKOFF
     error = None
@@ -132,14 +138,14 @@ def request(method, path, body=None, on_status=None, headers=None):
         wait = delay
         try:
             status, answer_headers, text = _send(method, url, body, headers)
-        except (urllib.error.URLError, OSError) as exc:
+            answer = json.loads(text) if status == 200 else None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             error = exc
+        except ValueError:  # a 200 whose JSON does not parse: an answer cut short on its way
+            error = EnvforgeServiceError(f"{url} answered with invalid JSON: {text[:200]!r}")
         else:
             if status == 200:
-                try:
-                    return json.loads(text)
-                except ValueError as exc:
-                    raise EnvforgeServiceError(f"{url} answered with invalid JSON: {text[:200]!r}") from exc
+                return answer
             handled = on_status(status, text) if on_status is not None else None
             if handled is not None:
                 return handled

@@ -1,0 +1,96 @@
+// V25-4 (tests/fixtures/redteam-v25): the bytes of an OpenEnv WebSocket frame still arriving are charged to the
+// client's principal as they come (serve/ws-intake.ts), given back as they become a message, a ping or a pong, refused
+// past the share (1013) and reclaimable once they stop coming; here on a real ws server and client over loopback.
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { BodyBudget } from '../serve/body-budget.js';
+import { chargeArrivals } from '../serve/ws-intake.js';
+
+const KB = 1_024;
+const tick = () => new Promise((r) => setTimeout(r, 20));
+
+/** A server whose every connection is charged to 'a' in `budget`; resolves to a client connected to it. */
+async function pair(budget: BodyBudget) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * KB });
+  const server: Server = createServer();
+  const received: string[] = [];
+  server.on('upgrade', (request, socket, head) =>
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      chargeArrivals(socket, ws, budget, 'a');
+      ws.on('message', (data) => received.push(String(data).slice(0, 8)));
+      ws.on('error', () => {});
+    }),
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const client = new WebSocket(`ws://127.0.0.1:${port}`);
+  client.on('error', () => {});
+  await new Promise((r) => client.once('open', r));
+  const closed = new Promise<number>((r) => client.once('close', (code) => r(code)));
+  opened.push(() => {
+    client.terminate();
+    wss.close();
+    server.close();
+  });
+  return { client, closed, received };
+}
+const opened: Array<() => void> = [];
+afterEach(() => {
+  for (const close of opened.splice(0)) close();
+});
+
+/** Waits until `ok()` or about two seconds. */
+async function until(ok: () => boolean) {
+  for (let i = 0; i < 100 && !ok(); i++) await tick();
+}
+
+describe('WebSocket frames still arriving, charged to their client (V25-4)', () => {
+  it('charges what arrives and gives it back once it is a message, a ping or a pong, whatever its size', async () => {
+    const budget = new BodyBudget(10_000 * KB, 10_000 * KB, 0);
+    const { client, received } = await pair(budget);
+    for (const size of [10, 125, 126, 300, 65_535, 65_536, 70 * KB]) {
+      client.send('m'.repeat(size));
+      await until(() => received.length > 0);
+      expect(received.splice(0), `${size}`).toHaveLength(1);
+      await tick();
+      expect(budget.heldBy('a'), `${size}`).toBe(0);
+    }
+    client.ping(Buffer.from('ping'));
+    client.pong(Buffer.alloc(100));
+    await tick();
+    expect(budget.heldBy('a')).toBe(0);
+    // written differently: a message in fragments is charged fragment by fragment while it is unfinished
+    for (let k = 0; k < 3; k++) client.send(Buffer.alloc(50 * KB, 0x61), { fin: false, binary: false });
+    await until(() => budget.heldBy('a') >= 150 * KB);
+    expect(budget.heldBy('a')).toBeGreaterThanOrEqual(150 * KB);
+    client.send(Buffer.alloc(10, 0x61), { fin: true, binary: false });
+    await until(() => received.length > 0);
+    await tick();
+    // its other frames' headers (8 bytes each) stay charged: a few bytes, not the message
+    expect(budget.heldBy('a')).toBeLessThan(64);
+  });
+
+  it("past the client's share the connection closes 1013 and its bytes are its client's again", async () => {
+    const budget = new BodyBudget(10_000 * KB, 100 * KB, 0);
+    const { client, closed } = await pair(budget);
+    for (let k = 0; k < 3; k++) client.send(Buffer.alloc(60 * KB, 0x61), { fin: false, binary: false });
+    expect(await closed).toBe(1013);
+    await until(() => budget.heldBy('a') === 0);
+    expect(budget.heldBy('a')).toBe(0);
+  });
+
+  it("a frame that stops coming is another client's to reclaim; one still coming is not", async () => {
+    const budget = new BodyBudget(200 * KB, 200 * KB, 1_000);
+    const { client, closed } = await pair(budget);
+    client.send(Buffer.alloc(120 * KB, 0x61), { fin: false, binary: false });
+    await until(() => budget.heldBy('a') >= 120 * KB);
+    // still coming (within the second): b's 100 KB is refused, a keeps its frame
+    expect(() => budget.reserve('b', 100 * KB, { drop: () => {} })).toThrow(/for all clients/);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const hold = budget.reserve('b', 100 * KB, { drop: () => {} });
+    expect(await closed).toBe(1006); // terminated: what ws held goes with the socket
+    expect(budget.heldBy('a')).toBe(0);
+    hold.release();
+  });
+});
