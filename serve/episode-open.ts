@@ -24,8 +24,8 @@ export interface Opening {
   journal(): EpisodeJournal;
   runner(): EpisodeRunner;
   snapshots(): EpisodeSnapshots;
-  /** A slot for the client's open session, released by the function returned. */
-  reserve(client: Client): () => void;
+  /** A slot for the client's open session (`resume`: one rebuilt from its journal), released by the function returned. */
+  reserve(client: Client, resume?: boolean): () => void;
   /** Puts the rebuilt session where it is found again, while its slot is still reserved. */
   place(session: Session): void;
   /** How long journals are kept after their last use, for the 404's message. */
@@ -123,7 +123,7 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
       `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`,
     );
   const meta = at.runner().metaOf(found.record);
-  const release = entry.ended || !slot ? () => {} : at.reserve(client); // an ended episode is only read: no slot
+  const release = entry.ended || !slot ? () => {} : at.reserve(client, true); // an ended episode is only read: no slot
   try {
     const snap = entry.ended ? null : await at.snapshots().load(id, entry.actions);
     if (snap) {

@@ -162,9 +162,9 @@ export class EpisodeSessions {
     journal: () => this.journal,
     runner: () => this.runner,
     snapshots: () => this.snapshots,
-    reserve: (client) => {
+    reserve: (client, resume) => {
       this.memory.admit(client);
-      return this.slots.reserve(client);
+      return this.slots.reserve(client, resume);
     },
     place: (session) => {
       if (session.over) this.remember(session);
