@@ -106,13 +106,13 @@ export class SessionMemory {
 
   /**
    * Of the principal furthest over its share with an idle session: an ended session before an open one, then the
-   * least recently used. Never a busy session (its request holds it) nor a one-step one (no journal to resume from).
+   * least recently used. Never a busy session (its request holds it) nor a one-step one going on (no journal).
    */
   private victim(keep: string): MemoryHolder | null {
     const share = this.share('');
     let [best, bestOver] = [null as MemoryHolder | null, 0];
     for (const s of this.sessions()) {
-      if (s.id === keep || s.busy > 0 || s.ephemeral || !this.held.has(s.id)) continue;
+      if (s.id === keep || s.busy > 0 || (s.ephemeral && !s.over) || !this.held.has(s.id)) continue;
       const over = (this.byPrincipal.get(s.client.principal) ?? 0) - share;
       if (over <= 0) continue;
       const before =
