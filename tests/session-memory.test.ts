@@ -18,7 +18,7 @@ const tick = { tool: 'tick', args: {} };
 const identity = (seed: number) => ({ env: 'pad', seed, level: 1 });
 
 /** Sessions over a fake sandbox whose state is `pad` characters long and counts the turns played. */
-function table(opts: { maxSessions?: number; memoryBytes?: number; pad?: number } = {}) {
+function table(opts: { maxSessions?: number; memoryBytes?: number; pad?: number; page?: number } = {}) {
   const service = {
     pool: { options: { workers: 2 } },
     options: { callTimeoutMs: 1_000 },
@@ -49,7 +49,7 @@ function table(opts: { maxSessions?: number; memoryBytes?: number; pad?: number 
       state: { n: start + actions.length, pad: 'x'.repeat(opts.pad ?? 10) },
       errors: 0,
       actions,
-      observations: actions.map((_, i) => `obs ${start + i + 1}`),
+      observations: actions.map((_, i) => `obs ${start + i + 1}${'.'.repeat(opts.page ?? 0)}`),
       end: 'no-action',
       score: 0,
       unscored: true,
@@ -104,6 +104,23 @@ describe('the heap episode sessions hold (V25-2)', () => {
     expect(sessions.memory.stats.released).toBeGreaterThan(0);
     for (const id of ids) expect(await sessions.step(id, tick, 2, A)).toMatchObject({ turn: 2, observation: 'obs 2' });
     expect(sessions.memory.stats.heldBytes).toBeLessThanOrEqual(sessions.memory.budgetBytes);
+    await sessions.close();
+  });
+
+  it('the same bound where the memory is in long observations over many turns, not the state', async () => {
+    const page = 16_000;
+    const { sessions } = table({ memoryBytes: 3 * 20 * 2 * page, page });
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push((await sessions.create(identity(i), A)).id);
+    for (let turn = 1; turn <= 20; turn++)
+      for (const id of ids) {
+        expect(await sessions.step(id, tick, turn, A)).toMatchObject({ turn });
+        expect(sessions.memory.stats.heldBytes).toBeLessThanOrEqual(sessions.memory.budgetBytes);
+      }
+    expect(sessions.memory.stats.released).toBeGreaterThan(0);
+    const read = await sessions.get(ids[0] as string, A); // its earlier pages read again for the GET
+    expect(read.turns).toHaveLength(20);
+    expect(read.turns[0]?.observation.startsWith('obs 1.')).toBe(true);
     await sessions.close();
   });
 });
