@@ -24,7 +24,10 @@ export interface Opening {
   journal(): EpisodeJournal;
   runner(): EpisodeRunner;
   snapshots(): EpisodeSnapshots;
-  /** A slot for the client's open session (`resume`: one rebuilt from its journal), released by the function returned. */
+  /**
+   * A slot for the client's open session (`resume`: one rebuilt from its journal), released by the function
+   * returned.
+   */
   reserve(client: Client, resume?: boolean): () => void;
   /** Puts the rebuilt session where it is found again, while its slot is still reserved. */
   place(session: Session): void;
