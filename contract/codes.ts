@@ -259,6 +259,9 @@ export const SERVICE_CODES = {
   E_EPISODE_EVICTED:
     'a request to an episode evicted for a client below its fair share while a request of it ran; that one stands, ' +
     'and sending this again resumes the episode from its journal (503 with retry-after)',
+  E_SESSION_MEMORY:
+    'the episode sessions in memory hold their heap budget and every session over a fair share is busy: nothing was ' +
+    'made, retry later (503 with retry-after)',
   E_TURN_CONFLICT: 'a step whose `turn` does not follow the episode, or repeats a turn with a different action (409)',
   E_IDEMPOTENCY_KEY_REUSED:
     'POST /v1/episodes with an Idempotency-Key that already created an episode of another identity (409)',

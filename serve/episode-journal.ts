@@ -170,11 +170,17 @@ export class EpisodeJournal {
     }
   }
 
+  /** The file of an episode's snapshot (episode-snapshots.ts), beside its journal and swept with it. */
+  snapshotFile(id: string): string {
+    return `${this.fileOf(id).slice(0, -'.jsonl'.length)}.snap`;
+  }
+
   /** Deletes an episode's journal, or with `key`, an Idempotency-Key's record, once its writes have landed. */
   async remove(id: string, key = false): Promise<void> {
     const file = this.fileOf(key ? keyName(id) : id);
     await this.writer.close(file);
     await unlink(file).catch(() => {}); // already swept, or removed by another replica
+    if (!key) await unlink(this.snapshotFile(id)).catch(() => {}); // none was written
   }
 
   /** Appends turn `turn`'s action. */
@@ -185,6 +191,15 @@ export class EpisodeJournal {
   /** Takes back turn `turn`'s action (its step was never run): read as if it had not been written. */
   retract(id: string, turn: number): Promise<void> {
     return this.write(id, `${JSON.stringify({ retract: turn })}\n`);
+  }
+
+  /**
+   * Takes back the journal line of a step the sandbox did not run, before its 503 is answered. Where that cannot
+   * be written, the session's next step writes its turn again, and a later line for a turn replaces an earlier one.
+   */
+  async takeBack(id: string, turn: number, line: Promise<void>): Promise<void> {
+    // a torn line is never trusted
+    if (await line.then(() => true).catch(() => false)) await this.retract(id, turn).catch(() => {});
   }
 
   end(id: string, ended: JournalEnd): Promise<void> {
@@ -264,7 +279,7 @@ export class EpisodeJournal {
     let removed = 0;
     for await (const entry of await opendir(this.dir, { bufferSize: 64 })) {
       const name = entry.name;
-      if (!name.endsWith('.jsonl')) continue;
+      if (!name.endsWith('.jsonl') && !name.endsWith('.snap')) continue;
       const file = join(this.dir, name);
       try {
         if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.writer.busy(file) && !this.writer.holds(file)) {

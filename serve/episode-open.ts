@@ -14,6 +14,7 @@ import {
 } from './episode-journal.js';
 import type { EpisodeRunner } from './episode-runner.js';
 import { outcomeOf, type Session } from './episode-session.js';
+import type { EpisodeSnapshots } from './episode-snapshots.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 
@@ -22,8 +23,12 @@ export interface Opening {
   service(): Service;
   journal(): EpisodeJournal;
   runner(): EpisodeRunner;
-  /** A slot for the client's open session, released by the function returned. */
-  reserve(client: Client): () => void;
+  snapshots(): EpisodeSnapshots;
+  /**
+   * A slot for the client's open session (`resume`: one rebuilt from its journal), released by the function
+   * returned.
+   */
+  reserve(client: Client, resume?: boolean): () => void;
   /** Puts the rebuilt session where it is found again, while its slot is still reserved. */
   place(session: Session): void;
   /** How long journals are kept after their last use, for the 404's message. */
@@ -121,8 +126,23 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
       `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`,
     );
   const meta = at.runner().metaOf(found.record);
-  const release = entry.ended || !slot ? () => {} : at.reserve(client); // an ended episode is only read: no slot
+  const release = entry.ended || !slot ? () => {} : at.reserve(client, true); // an ended episode is only read: no slot
   try {
+    const snap = entry.ended ? null : await at.snapshots().load(id, entry.actions);
+    if (snap) {
+      // one read, no replay (V25-3): the turns before the last keep their actions, their observations read on demand
+      const session: Session = {
+        ...{ id, client, record: found.record, meta, identity: { env, version, seed, level } },
+        ...{ prompt: snap.prompt, state: snap.state, errors: snap.errors, now: snap.now, over: false },
+        turns: entry.actions.map((action, i) => ({
+          action,
+          observation: isRefused(action) ? refusedObservation(action) : i === snap.turn - 1 ? snap.last : '',
+        })),
+        ...{ lastUsed: Date.now(), queue: Promise.resolve(), busy: 0, saved: snap.turn, unread: snap.turn - 1 },
+      };
+      at.place(session);
+      return session;
+    }
     const r = await at.runner().rollout(client, found.record, meta, seed, level, entry.actions);
     const session: Session = {
       id,
@@ -164,4 +184,26 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
   } finally {
     release();
   }
+}
+
+/**
+ * The observations of a session rebuilt from a snapshot (unread), read by a replay from reset charged to `client` as
+ * a resume was before snapshots, only when a client asks for an earlier turn (a read, a retry of an old step).
+ */
+export async function readTurns(at: Opening, s: Session, client: Client): Promise<void> {
+  const unread = s.unread ?? 0;
+  if (unread === 0) return;
+  const { seed, level } = s.identity;
+  const r = await at.runner().rollout(
+    client,
+    s.record,
+    s.meta,
+    seed,
+    level,
+    s.turns.slice(0, unread).map((t) => t.action),
+  );
+  if (!r.ok) throw new ServeError(503, r.code, `the episode's earlier turns could not be read again: ${r.message}`);
+  for (const [i, t] of s.turns.slice(0, unread).entries())
+    if (!isRefused(t.action)) t.observation = r.observations?.[i] ?? '';
+  delete s.unread;
 }

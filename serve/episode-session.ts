@@ -5,7 +5,10 @@ import type { EnvRecord } from '../library/contract.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import type { Client } from './clients.js';
 import type { EpisodeIdentity } from './episode-journal.js';
+import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { ServeError } from './options.js';
+
+const canonical = loadPlainRuntime().episodic.canonical;
 
 /** The end of an episode as the client sees it. */
 export interface Outcome {
@@ -43,6 +46,10 @@ export interface Session {
    */
   busy: number;
   evicted?: true;
+  /** The turn its snapshot was saved at (episode-snapshots.ts): not saved again until it moves on. */
+  saved?: number;
+  /** Rebuilt from a snapshot: the first `unread` turns' observations are not held (a replay reads them if asked). */
+  unread?: number;
   /** A one-step episode (no slot is held between requests, nothing resumes it): never journaled. */
   ephemeral?: true;
 }
@@ -92,10 +99,57 @@ export function resumeFrom(s: Session): NonNullable<Resume['from']> {
   return { state: s.state, turn: s.turns.length, errors: s.errors };
 }
 
+/**
+ * Whether `action` as turn `turn` (optional) repeats a stored turn ('stored': its stored result answers it) or makes
+ * the next one ('next'); a 409 when it conflicts with a stored turn, follows no turn, or the episode is over.
+ */
+export function turnOf(s: Session, action: unknown, turn: number | undefined): 'stored' | 'next' {
+  const current = s.turns.length;
+  if (turn !== undefined && turn <= current) {
+    const stored = canonical((s.turns[turn - 1] as Turn).action);
+    if (stored !== canonical(action))
+      throw new ServeError(
+        409,
+        'E_TURN_CONFLICT',
+        `turn ${turn} of episode ${s.id} was ${stored.slice(0, 200)}, not this action; ` +
+          `the episode is at turn ${current}`,
+      );
+    return 'stored';
+  }
+  if (s.over)
+    throw new ServeError(
+      409,
+      'E_EPISODE_OVER',
+      `episode ${s.id} ended (${s.now.end}) after ${current} turns; start a new one`,
+    );
+  if (turn !== undefined && turn !== current + 1)
+    throw new ServeError(
+      409,
+      'E_TURN_CONFLICT',
+      `episode ${s.id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`,
+    );
+  return 'next';
+}
+
 /** What a step answers for turn `turn` of a session: its observation, and the outcome when it ended the episode. */
 export function stepResult(s: Session, turn: number): StepResult {
   const [done, t] = [s.over && turn === s.turns.length, s.turns[turn - 1] as Turn];
   return { episode: s.id, turn, observation: t.observation, done, ...(done ? outcomeView(s) : {}) };
+}
+
+/** The episode so far, as a read answers it: identity, prompt, every turn, and the outcome once it is over. */
+export function episodeView(s: Session) {
+  return {
+    episode: s.id,
+    ...s.identity,
+    prompt: s.prompt,
+    tools: s.meta.tools,
+    maxTurns: s.meta.maxTurns,
+    turn: s.turns.length,
+    done: s.over,
+    turns: s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation })),
+    ...(s.over ? outcomeView(s) : {}),
+  };
 }
 
 /** The outcome of a session that is over, as the client reads it. */

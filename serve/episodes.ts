@@ -4,31 +4,31 @@
 // another replica, an idle eviction). Every action runs in the sandbox pool through the dispatcher.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
-import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
 import { keyOwner, type Client } from './clients.js';
 import { defendSession } from './episode-defence.js';
-import { createSession, restoreSession, type Opening } from './episode-open.js';
+import { createSession, readTurns, restoreSession, type Opening } from './episode-open.js';
+import { EpisodeSnapshots } from './episode-snapshots.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { KeyedCreates } from './episode-keys.js';
 import { JournalQuota } from './journal-quota.js';
 import { EpisodeJournal, journaled, TRUNCATED, type EpisodeRequest } from './episode-journal.js';
 import {
+  episodeView,
   evictedError,
   outcomeOf,
   outcomeView,
   resumeFrom,
   stepResult,
+  turnOf,
   type Outcome,
   type Session,
   type StepResult,
-  type Turn,
 } from './episode-session.js';
-import { ServeError } from './options.js';
 import type { Service } from './service.js';
+import { SessionMemory, sessionMemoryOf } from './session-memory.js';
 import { holdersBut, SessionSlots } from './session-slots.js';
 
-const canonical = loadPlainRuntime().episodic.canonical;
 /** The largest action the sandbox accepts (episodic-runtime.js serialises actions up to 64 KB). */
 export const MAX_ACTION_CHARS = 65_536;
 /** Ended sessions kept in memory for their results. */
@@ -46,12 +46,15 @@ export interface EpisodeOptions {
   maxEndedJournals: number;
   /** Bytes of journals kept on disk, shared the same way (journal-quota.ts); unbounded when absent. */
   maxJournalBytes?: number;
+  /** Heap bytes the sessions in memory may hold, shared fairly (session-memory.ts); default a quarter of the heap. */
+  memoryBytes?: number;
 }
 
 export type { Outcome, StepResult } from './episode-session.js';
 
 export class EpisodeSessions {
   readonly journal: EpisodeJournal;
+  private readonly snapshots: EpisodeSnapshots;
   private readonly quota: JournalQuota;
   private readonly open = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
@@ -61,6 +64,8 @@ export class EpisodeSessions {
   private readonly ending = new Map<string, Client>();
   /** Slots shared fairly between clients (session-slots.ts): evicting a session sends it back to its journal. */
   readonly slots: SessionSlots;
+  /** The heap the sessions hold, charged to their clients (session-memory.ts): past it, back to their journals. */
+  readonly memory: SessionMemory;
   private readonly timer: NodeJS.Timeout;
   /** Records, metas and rollouts in the sandbox (episode-runner.ts). */
   readonly runner: EpisodeRunner;
@@ -71,21 +76,33 @@ export class EpisodeSessions {
   ) {
     this.runner = new EpisodeRunner(service);
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
+    this.snapshots = new EpisodeSnapshots(this.journal);
     const { maxEndedJournals: max, maxJournalBytes: maxBytes } = options;
-    this.quota = new JournalQuota(this.journal, max, (id) => this.evict(id), maxBytes);
+    const forget = (id: string) => (this.snapshots.forget(id), this.evict(id));
+    this.quota = new JournalQuota(this.journal, max, forget, maxBytes);
     const holders = holdersBut(this.open, this.ending);
     const draining = () => this.draining.size;
-    this.slots = new SessionSlots(options.maxSessions, holders, (id) => this.evict(id), undefined, draining);
+    this.slots = new SessionSlots(options.maxSessions, holders, (id) => this.putBack(id), undefined, draining);
+    const held = () => [...this.open.values(), ...this.ended.values()];
+    this.memory = new SessionMemory(options.memoryBytes ?? sessionMemoryOf(), held, (id) => this.putBack(id));
     this.timer = setInterval(() => this.sweep(), Math.min(30_000, Math.max(50, options.idleMs / 4)));
     this.timer.unref();
   }
 
   /** Sessions evicted (by the slots, or the journal quota: journal-quota.ts) while busy, until their request ends. */
   private readonly draining = new Map<string, Session>();
+  /** Sends a session back to its journal, an idle one with its snapshot (episode-snapshots.ts: resumed by a read). */
+  private putBack(id: string): void {
+    const s = this.open.get(id);
+    if (s && s.busy === 0) this.snapshots.save(s);
+    this.evict(id);
+  }
+
   private evict(id: string): void {
     const s = this.open.get(id);
     this.open.delete(id);
     this.ended.delete(id);
+    this.memory.drop(id);
     if (s && s.busy > 0) this.draining.set(id, Object.assign(s, { evicted: true as const }));
   }
 
@@ -101,7 +118,7 @@ export class EpisodeSessions {
 
   /** Evicts idle sessions from memory and expired journals from disk. */
   sweep(now = Date.now()): void {
-    for (const [id, s] of this.open) if (s.busy === 0 && now - s.lastUsed > this.options.idleMs) this.open.delete(id);
+    for (const [id, s] of this.open) if (s.busy === 0 && now - s.lastUsed > this.options.idleMs) this.putBack(id);
     if (now - this.sweptAt < Math.min(this.options.journalTtlMs / 4, 60_000)) return;
     this.sweptAt = now;
     this.journal.sweep(now).catch(() => {}); // the folder is unreadable for now: try again next sweep
@@ -144,8 +161,16 @@ export class EpisodeSessions {
     service: () => this.service,
     journal: () => this.journal,
     runner: () => this.runner,
-    reserve: (client) => this.slots.reserve(client),
-    place: (session) => (session.over ? this.remember(session) : this.open.set(session.id, session)),
+    snapshots: () => this.snapshots,
+    reserve: (client, resume) => {
+      this.memory.admit(client);
+      return this.slots.reserve(client, resume);
+    },
+    place: (session) => {
+      if (session.over) this.remember(session);
+      else this.open.set(session.id, session);
+      this.charged(session);
+    },
     ttlMs: () => this.options.journalTtlMs,
     charge: (client, id) => this.quota.wrote(client, id),
   };
@@ -205,29 +230,10 @@ export class EpisodeSessions {
     const action = admitAction(raw);
     return this.serial(id, client, true, async (s) => {
       const current = s.turns.length;
-      if (turn !== undefined && turn <= current) {
-        const stored = s.turns[turn - 1] as Turn;
-        if (canonical(stored.action) !== canonical(action))
-          throw new ServeError(
-            409,
-            'E_TURN_CONFLICT',
-            `turn ${turn} of episode ${id} was ${canonical(stored.action).slice(0, 200)}, not this action; ` +
-              `the episode is at turn ${current}`,
-          );
-        return { ...stepResult(s, turn), replayed: true };
+      if (turnOf(s, action, turn) === 'stored') {
+        if ((turn as number) <= (s.unread ?? 0)) await this.readTurns(s, client);
+        return { ...stepResult(s, turn as number), replayed: true };
       }
-      if (s.over)
-        throw new ServeError(
-          409,
-          'E_EPISODE_OVER',
-          `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`,
-        );
-      if (turn !== undefined && turn !== current + 1)
-        throw new ServeError(
-          409,
-          'E_TURN_CONFLICT',
-          `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`,
-        );
       // The action's line goes out with the rollout, not after it: a step waits for the longer of the two, not their
       // sum.
       const line = s.ephemeral ? null : this.journal.append(id, current + 1, action);
@@ -240,7 +246,7 @@ export class EpisodeSessions {
         });
       } catch (error) {
         // the step never ran (a 503): nothing changed, the journal included
-        if (line) await this.retract(id, current + 1, line);
+        if (line) await this.journal.takeBack(id, current + 1, line);
         throw error;
       }
       const landed = () => line ?? Promise.resolve();
@@ -262,17 +268,9 @@ export class EpisodeSessions {
       s.errors = r.errors;
       s.now = outcomeOf(r);
       if (ends) this.finish(s, s.now);
+      else this.charged(s);
       return stepResult(s, current + 1);
     });
-  }
-
-  /**
-   * Takes back the journal line of a step the sandbox did not run, before its 503 is answered. Where that cannot
-   * be written, the session's next step writes its turn again, and a later line for a turn replaces an earlier one.
-   */
-  private async retract(id: string, turn: number, line: Promise<void>): Promise<void> {
-    // a torn line is never trusted
-    if (await line.then(() => true).catch(() => false)) await this.journal.retract(id, turn).catch(() => {});
   }
 
   /**
@@ -297,30 +295,30 @@ export class EpisodeSessions {
       this.service.recordScore(s.record, s.identity.level, outcome.score, s.client);
     this.open.delete(s.id);
     this.remember(s);
+    this.charged(s);
+  }
+
+  /** Reads the observations a session rebuilt from a snapshot does not hold (episode-open.ts), and charges them. */
+  private async readTurns(s: Session, client: Client): Promise<void> {
+    await readTurns(this.opening, s, client);
+    this.charged(s);
+  }
+
+  /** Charges what `s` holds to its client (session-memory.ts), unless it has already left memory (evicted). */
+  private charged(s: Session): void {
+    if (this.open.get(s.id) === s || this.ended.get(s.id) === s) this.memory.charge(s);
   }
 
   /** Keeps the latest ended sessions (retries of a last step, reads of a result) from being replayed again. */
   private remember(s: Session): void {
     this.ended.delete(s.id);
     this.ended.set(s.id, s);
-    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value as string);
+    if (this.ended.size > ENDED_KEPT) this.evict(this.ended.keys().next().value as string);
   }
 
   /** The episode so far: identity, prompt, every turn, and the outcome once it is over. */
   get(id: string, client: Client) {
-    const turns = (s: Session) =>
-      s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation }));
-    return this.serial(id, client, false, async (s) => ({
-      episode: s.id,
-      ...s.identity,
-      prompt: s.prompt,
-      tools: s.meta.tools,
-      maxTurns: s.meta.maxTurns,
-      turn: s.turns.length,
-      done: s.over,
-      turns: turns(s),
-      ...(s.over ? outcomeView(s) : {}),
-    }));
+    return this.serial(id, client, false, async (s) => (await this.readTurns(s, client), episodeView(s)));
   }
 
   /**

@@ -74,9 +74,13 @@ export class SessionSlots {
     private readonly draining: () => number = () => 0,
   ) {}
 
-  /** A slot for `client` (released by the function returned), or a 429 when it is at its share of a full service. */
-  reserve(client: Client): () => void {
-    if (this.open.size + this.reservedTotal >= this.max) this.makeRoom(client);
+  /**
+   * A slot for `client` (released by the function returned), or a 429 when it is at its share of a full service.
+   * `resume`: for a session sent back to its journal, which takes back the client's most recently used idle session
+   * rather than its least (a trainer stepping its sessions in turn needs that one last: V25-3).
+   */
+  reserve(client: Client, resume = false): () => void {
+    if (this.open.size + this.reservedTotal >= this.max) this.makeRoom(client, resume);
     const held = this.reserved.get(client.key) ?? { client, n: 0 };
     held.n++;
     this.reserved.set(client.key, held);
@@ -144,7 +148,7 @@ export class SessionSlots {
    * below its own; else `client`'s own least recently used idle one; else 429, its text from the numbers this decision
    * used.
    */
-  private makeRoom(client: Client): void {
+  private makeRoom(client: Client, resume: boolean): void {
     const counts = this.count();
     const principals = new Set([...counts.byPrincipal.keys(), client.principal]).size;
     const principalShare = Math.max(1, Math.floor(this.max / principals));
@@ -162,7 +166,7 @@ export class SessionSlots {
       victim = this.victim(counts.byKey, keyShare, busyToo, (s) =>
         s.client.principal === client.principal ? s.client.key : null,
       );
-    victim ??= this.ownIdle(client);
+    victim ??= this.ownIdle(client, resume);
     if (victim) return this.evict(victim.id);
     const share =
       below === 'key' || (below === null && keys > 1 && mine >= keyShare)
@@ -183,11 +187,15 @@ export class SessionSlots {
     );
   }
 
-  /** The least recently used idle session of `client`'s own id, taken back for its new one (resumable). */
-  private ownIdle(client: Client): SlotHolder | null {
+  /**
+   * The least (`newest`: most) recently used idle session of `client`'s own id, taken back for its new one or the one
+   * it resumes (resumable).
+   */
+  private ownIdle(client: Client, newest: boolean): SlotHolder | null {
     let best: SlotHolder | null = null;
     for (const s of this.open.values())
-      if (s.client.key === client.key && s.busy === 0 && (best === null || s.lastUsed < best.lastUsed)) best = s;
+      if (s.client.key !== client.key || s.busy > 0) continue;
+      else if (best === null || (newest ? s.lastUsed > best.lastUsed : s.lastUsed < best.lastUsed)) best = s;
     return best;
   }
 

@@ -42,20 +42,25 @@ describe('V25-2: sessions bounded by count, not bytes, in memory', () => {
     expect(r.honestEpisodeAfter).toBe(200);
   }, 180_000);
 
-  it('V25-2 open: one client creating idle sessions within --max-sessions exhausts the heap', async () => {
-    expect(status('V25-2')).toBe('open');
-    const r = await runScript('session-memory.mjs', ['1000', '0', '3', '128', '8'], 240_000);
-    expect(r.serverExit, JSON.stringify(r)).not.toBeNull();
-    expect(r.honestEpisodeAfter).toBe('no answer');
-  }, 270_000);
+  it('V25-2 closed: 1,000 idle sessions of a large state within a 128 MB heap: the service lives', async () => {
+    expect(status('V25-2')).toBe('closed');
+    const r = await runScript('session-memory.mjs', ['1000', '0', '3', '128', '8'], 270_000);
+    // Closed (session-memory.ts): past the sessions' heap budget the client's idle sessions go back to their
+    // journals (resumable), so every create is served and the process holds what its heap allows.
+    expect(r.serverExit, JSON.stringify(r)).toBeNull();
+    expect(r.statuses).toEqual({ 'create 200': 1000 });
+    expect(r.honestEpisodeAfter).toBe(200);
+  }, 300_000);
 });
 
 describe('V25-3: one more session, and every step is a replay', () => {
   // The finding is a cost (every step replays its episode from reset), measured by hand in round times; timings are
   // not asserted here. What is asserted: the other client's create is served and no honest step is refused, so the
   // cost is all there is to see from outside (FINDINGS.md has the figures).
-  it('V25-3 open: the honest trainer is served through the thrash, every step 200', async () => {
-    expect(status('V25-3')).toBe('open');
+  // Closed: a resume reads the snapshot written at eviction (episode-snapshots.ts) and takes back the client's most
+  // recently used idle session; that no turn is replayed is asserted in tests/session-memory.test.ts.
+  it("V25-3 closed: the honest trainer is served through another client's arrival, every step 200", async () => {
+    expect(status('V25-3')).toBe('closed');
     const r = await runScript('slot-thrash.mjs', ['other', '8', '20', '2'], 150_000);
     expect(r.otherCreate, JSON.stringify(r)).toBe(200);
     expect(r.statuses).toEqual({ 200: 8 * 24 });
