@@ -239,8 +239,8 @@ const HONEST_TOO_COSTLY = ['false-large-table.js'];
 // Rejected for the sandbox's own limits before (F6, F7; they test memory blame): validated on the roomy pool.
 const HONEST_FIXED = ['false-large-table.js', 'false-big-power.js'];
 
-// Every hack and honest module validated up front: 240 s ran out at load 25-35 (session 22, the memorisers reading whole
-// prompts); a time-out is for a hang, not a speed check.
+// Every hack and honest module validated up front: 240 s ran out at load 25-35 (session 22, the memorisers reading
+// whole prompts); a time-out is for a hang, not a speed check.
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   roomyPool = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
