@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { writtenMagnitudes } from '../validators/code/bound-notation.js';
 import { wordsValue } from '../validators/number-words.js';
 import { readBounds } from '../validators/code/bounds.js';
+import { tightest } from '../validators/checks/code-bounds.js';
 
 /** Each bound read of nums, as "of bound" ("of bound *" when tied to any argument). */
 function tied(s: string, params: readonly string[] = ['nums']): string[] {
@@ -104,5 +105,55 @@ describe('comparatives under a negation, and a subject named before (C1)', () =>
     expect(tied('nums holds at most 100000 positive integers.')).toEqual(['length 100000']);
     expect(tied('nums has at most 20 lowercase letters.')).toEqual(['length 20']);
     expect(tied('nums[i] is at most 10^9 in absolute value.')).toEqual(['value 1000000000']);
+  });
+});
+
+describe('a number read whole, the tightest bound promised, a type as advice (redteam-s22c K1-K3)', () => {
+  it('reads a numeral with its scale, a power in words and thousands grouped by spaces (K1)', () => {
+    for (const [s, bound] of [
+      ['each under 2 billion', 2e9],
+      ['each under 1.5 million', 1.5e6],
+      ['each at most nine hundred and fifty million', 9.5e8],
+      ['each at most a hundred and fifty thousand', 1.5e5],
+      ['each below 2 to the power 40', 2 ** 40],
+      ['each below 2 to the power of 31', 2 ** 31],
+      ['each at most 10 to the 9th', 1e9],
+      ['each at most 100 000', 1e5],
+    ] as const)
+      expect(tied(`nums has at most 20 values, ${s}.`), s).toEqual(['length 20', `value ${bound}`]);
+    expect(writtenMagnitudes('four hundred and twenty-three')).toBe('423');
+    expect(writtenMagnitudes('two thousand and five million')).toBe('2000 and 5000000');
+  });
+
+  it('judges the tightest of the bounds one input is given (K2)', () => {
+    const bounds = readBounds('nums has at most 20 values, each between 1 and 1000; they fit in 16-bit integers.', [
+      'nums',
+    ]).bounds;
+    expect(bounds.map((b) => `${b.of} ${b.bound}`).sort()).toEqual(['length 20', 'size 32768', 'value 1000']);
+    expect(
+      tightest(bounds)
+        .map((b) => `${b.of} ${b.bound}`)
+        .sort(),
+    ).toEqual(['length 20', 'value 1000']);
+    // A size bound with no tighter length bound, or a looser bound of another argument, still binds.
+    const alone = readBounds('each value of nums is at most 1000; they fit in 16-bit integers.', ['nums']).bounds;
+    expect(tightest(alone).map((b) => `${b.of} ${b.bound}`)).toContain('size 32768');
+  });
+
+  it('reads a type named as advice for the program as no bound of an input (K3)', () => {
+    for (const hint of [
+      'Hint: a 32-bit signed integer is enough for the running total.',
+      'Note: a 64-bit value is needed for the running sum.',
+      'A 32-bit integer holds every partial sum.',
+      'Use 64-bit integers for the sum.',
+    ])
+      expect(tied(`nums has at most 20 values, each between 1 and 1000. ${hint}`), hint).toEqual([
+        'length 20',
+        'value 1000',
+      ]);
+    expect(tied('nums has at most 20 values, each a signed 32-bit integer.')).toEqual([
+      'length 20',
+      'value 2147483648',
+    ]);
   });
 });

@@ -50,17 +50,21 @@ export function wordsValue(phrase: string): number {
 }
 
 const SCALE = '(?:hundred|thousand|million|billion|trillion)';
-/** A number below a hundred in words, no scale after it: what "and" may join to a hundred or a scale. */
-const BELOW_HUNDRED =
-  `(?:(?:${TENS.filter(Boolean).join('|')})(?:[\\s-]+(?:${UNITS.slice(1, 10).join('|')}))?|(?:${UNITS.join('|')}))` +
-  `\\b(?![\\s-]+${SCALE})`;
+/** A number below a hundred in words: what "and" may join to a hundred. */
+const TENS_UNITS =
+  `(?:(?:${TENS.filter(Boolean).join('|')})(?:[\\s-]+(?:${UNITS.slice(1, 10).join('|')}))?|` +
+  `(?:${UNITS.join('|')}))\\b`;
+/** The same with no scale after it: what "and" may join to a thousand or a larger scale. */
+const BELOW_HUNDRED = `${TENS_UNITS}(?![\\s-]+${SCALE})`;
 /**
- * A number in words, "and" after a hundred or a scale ("four hundred and twenty-three", "two thousand and five"); not
- * a place or a scale after a numeral ("1 ten", "1.2 thousand": place value, read after).
+ * A number in words, "and" after a hundred or a scale ("four hundred and twenty-three", "two thousand and five", "nine
+ * hundred and fifty million": a hundreds group scaled as a whole, redteam-s22c K1); not a place or a scale after a
+ * numeral ("1 ten", "1.2 thousand": place value, read after).
  */
 const SPOKEN = new RegExp(
   String.raw`\b(?<!\d\s+)(?:an?\s+)?${NUMBER_WORD}` +
-    String.raw`(?:[\s-]+${NUMBER_WORD}|(?<=${SCALE})\s+and\s+(?=${BELOW_HUNDRED})${NUMBER_WORD})*\b`,
+    String.raw`(?:[\s-]+${NUMBER_WORD}|(?:(?<=hundred)\s+and\s+(?=${TENS_UNITS}(?![\s-]+hundred))|` +
+    String.raw`(?<=${SCALE})\s+and\s+(?=${BELOW_HUNDRED}))${NUMBER_WORD})*\b`,
   'gi',
 );
 /** A Roman numeral of two letters or more, in capitals, or one letter after "Roman" ("XII", "the Roman V"). */

@@ -14,6 +14,22 @@ export const BOUND_FACTOR = 2;
 /** The longest list one test can hold (its JSON within the contract's limit, at two characters an item at least). */
 const LONGEST_TESTABLE = CODE_LIMITS.maxValueChars / 2;
 
+/** The measures a bound's `of` covers: a size is a number's magnitude or a list's length, whichever it holds. */
+const COVERS = { value: ['value'], length: ['length'], size: ['value', 'length'] } as const;
+
+/**
+ * The bounds the statement promises (redteam-s22c K2): of the bounds it gives one argument (or the inputs at large),
+ * each measure's tightest; a looser one ("each between 1 and 1000; they fit in 16-bit integers") is implied by it and
+ * asks the tests for nothing more.
+ */
+export function tightest(bounds: readonly StatedBound[]): StatedBound[] {
+  const under = (b: StatedBound, m: 'value' | 'length') =>
+    bounds.some(
+      (o) => o !== b && o.param === b.param && o.bound < b.bound && (COVERS[o.of] as readonly string[]).includes(m),
+    );
+  return bounds.filter((b) => !COVERS[b.of].every((m) => under(b, m)));
+}
+
 /** What the hidden tests hold of the argument a bound names (of every argument where it names none). */
 const reachOf = (b: StatedBound, inputs: ReadonlyArray<readonly unknown[]>) =>
   reach(inputs.flatMap((args) => (b.param === undefined ? args : [args[b.param]])));
@@ -57,7 +73,7 @@ export const codeBounds: CodeCheck = {
     return {
       requests: [],
       async judge() {
-        const judged = bounds.flatMap((b) => {
+        const judged = tightest(bounds).flatMap((b) => {
           const largest = reached(b, inputs);
           return largest === null ? [] : [{ b, largest, lists: reachOf(b, inputs).lists }];
         });

@@ -1,7 +1,10 @@
 // A code statement's magnitudes brought to numerals before any bound is read (redteam-s21c C2-C4): a number written in
 // words ("twenty", "a billion", "ten million"), a type or bit width ("32-bit signed integer", "int64", "fits in 30
 // bits") and a count of a number's digits ("of at most 10 digits", "a 9-digit integer") each become the bound it
-// means ("below 2^31", "below 10^10"), so every reader sees what the statement means, however it is written.
+// means ("below 2^31", "below 10^10"), so every reader sees what the statement means, however it is written. A number
+// is read whole, its scale included ("2 billion", "1.5 million", "2 to the power 40", "100 000": redteam-s22c K1); a
+// type named as advice for the program ("a 32-bit integer is enough for the total", "use 64-bit integers": K3) is the
+// solver's variable, no bound of an input, and stays words.
 
 import { spokenNumbers } from '../number-words.js';
 
@@ -18,6 +21,32 @@ const DIGIT_COUNT = new RegExp(
   'gi',
 );
 
+/** A numeral and the scale words after it: "2 billion", "1.5 million", "3 thousand". */
+const SCALED = /\b(\d+(?:\.\d+)?)\s+(hundred|thousand|million|billion|trillion)\b/gi;
+const SCALE_VALUES: Record<string, number> = {
+  hundred: 1e2,
+  thousand: 1e3,
+  million: 1e6,
+  billion: 1e9,
+  trillion: 1e12,
+};
+/** A power in words: "2 to the power 40", "2 to the power of 40", "10 to the 9th", "2 raised to the 31st power". */
+const POWER_WORDS = /\b(\d+)\s+(?:raised\s+)?to\s+the\s+(?:power\s+(?:of\s+)?)?(\d+)(?:st|nd|rd|th)?(?:\s+power)?\b/gi;
+/** Thousands grouped by a space or a thin space: "100 000", "1 000 000". */
+const SPACE_GROUPED = /\b\d{1,3}(?:[ \u2009\u202f]\d{3})+\b(?![.,]\d)/g;
+/** Words after a type that make it advice for the program's own variable ("is enough for", "holds", "is needed"). */
+const ADVICE_AFTER = new RegExp(
+  String.raw`^\s*(?:(?:is|are|will be|would be|should be)\s+)?(?:(?:large |big )?enough|sufficient|suffices?|` +
+    String.raw`needed|required|necessary|holds?|stores?)\b`,
+  'i',
+);
+/** Words before a type that make it advice ("use a", "store it in", "need"). */
+const ADVICE_BEFORE = /\b(?:use|using|store\w*(?:\s+\w+)?\s+in|need|needs)\s+(?:an?\s+|the\s+)?$/i;
+/** Whether the type at `at` (of `length` characters) of `all` is advice for the program, not a bound of an input. */
+const advice = (all: string, at: number, length: number) =>
+  ADVICE_AFTER.test(all.slice(at + length, at + length + 40)) ||
+  ADVICE_BEFORE.test(all.slice(Math.max(0, at - 30), at));
+
 /** The exponent of a bit width's bound: a signed k-bit integer is below 2^(k-1), an unsigned one below 2^k. */
 const bitBound = (bits: number, signed: boolean) => `below 2^${signed ? bits - 1 : bits}`;
 
@@ -28,11 +57,21 @@ const bitBound = (bits: number, signed: boolean) => `below 2^${signed ? bits - 1
 export function writtenMagnitudes(text: string): string {
   return (
     spokenNumbers(text)
+      .replace(SPACE_GROUPED, (g) => g.replace(/[ \u2009\u202f]/g, ''))
+      .replace(SCALED, (_, n: string, scale: string) =>
+        String(Number((Number(n) * (SCALE_VALUES[scale.toLowerCase()] as number)).toPrecision(15))),
+      )
+      .replace(POWER_WORDS, (_, base: string, exp: string) => `${base}^${exp}`)
       // Types: "int32", "uint8", "i64", "u16".
-      .replace(/\b(u?)(?:int|i)(8|16|32|64)(?:_t)?\b/g, (_, u: string, k: string) => `integer ${bitBound(+k, !u)}`)
+      .replace(
+        /\b(u?)(?:int|i)(8|16|32|64)(?:_t)?\b/g,
+        (whole: string, u: string, k: string, at: number, all: string) =>
+          advice(all, at, whole.length) ? whole : `integer ${bitBound(+k, !u)}`,
+      )
       // Bit widths: "32-bit signed integer", "signed 32-bit integers", "a 64 bit unsigned value", "signed 32-bit".
-      .replace(BIT_WIDTH, (whole: string, a?: string, k?: string, b?: string, noun?: string) =>
-        a === undefined && b === undefined && noun === undefined
+      .replace(BIT_WIDTH, (whole: string, a?: string, k?: string, b?: string, noun?: string, ...rest: unknown[]) =>
+        (a === undefined && b === undefined && noun === undefined) ||
+        advice(rest[1] as string, rest[0] as number, whole.length)
           ? whole
           : `${noun ?? ''} ${bitBound(Number(k), (a ?? b ?? 'signed').toLowerCase() === 'signed')}`.trimStart(),
       )
