@@ -19,8 +19,17 @@ const SESSION_OVERHEAD = 1_024;
  */
 export function heldBytes(s: Pick<Session, 'id' | 'state' | 'prompt' | 'turns'>): number {
   let chars = s.id.length + s.state.length + s.prompt.length;
-  for (const t of s.turns) chars += t.observation.length + (JSON.stringify(t.action)?.length ?? 0);
+  for (const t of s.turns) chars += t.observation.length + actionChars(t.action);
   return 2 * chars + SESSION_OVERHEAD;
+}
+
+/** Each recorded action's JSON length, measured once (a session is recharged every step: no text per turn again). */
+const ACTION_CHARS = new WeakMap<object, number>();
+function actionChars(action: unknown): number {
+  if (action === null || typeof action !== 'object') return JSON.stringify(action)?.length ?? 0;
+  let n = ACTION_CHARS.get(action);
+  if (n === undefined) ACTION_CHARS.set(action, (n = JSON.stringify(action)?.length ?? 0));
+  return n;
 }
 
 /** The default budget: a quarter of the V8 heap limit (as the body budget's), between 16 MiB and 1 GiB. */
