@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { ITEMS } from '../validators/leak-items.js';
 import { LISTS } from '../validators/leak-lists.js';
 import type { ReaderSample } from '../validators/readers.js';
-import { asksForFormBreak, formOf, statedFormCredit } from '../validators/stated-form.js';
+import {
+  askedLengths,
+  asksForFormBreak,
+  formOf,
+  statedFormCredit,
+  statedLengthCredit,
+} from '../validators/stated-form.js';
 import { pooled } from './helpers/readers.js';
 
 /** A tiny seeded generator, so the instances below are fixed. */
@@ -74,4 +80,48 @@ describe('stated-form', () => {
     expect(first?.rate).toBe(1);
     expect(first?.chance).toBeLessThan(0.3);
   });
+
+  it('reads the count of letters a question asks an item to have, not a hint beside another criterion', () => {
+    expect([...askedLengths('Which word has exactly 7 letters? Give the word.')]).toEqual([7]);
+    expect([...askedLengths('Find the word of seven letters in the list.')]).toEqual([7]);
+    expect([...askedLengths('The slot in row 4 has seven squares. Candidates: a, b. Which candidate fits?')]).toEqual([
+      7,
+    ]);
+    expect(askedLengths('The slot in row 4 has seven squares. Which candidate scored most?').size).toBe(0);
+    expect(askedLengths('Which river is longest? Answer with its name (seven letters).').size).toBe(0);
+    expect(askedLengths('Which word with 7 letters scored the most points?').size).toBe(0);
+    expect(askedLengths('Which word scored most? It has 7 letters.').size).toBe(0);
+    expect(askedLengths('Answer with its name, which has 7 letters.').size).toBe(0);
+  });
+
+  it('judges the length relation against checking the asked length; the relation is a leak asked otherwise', () => {
+    const asked = pooled(spelling('Which word has exactly {n} letters?'), ITEMS);
+    expect(asked?.rate).toBe(1);
+    expect(asked?.chance).toBe(1);
+    const other = pooled(spelling('Which word scored most? It has {n} letters.'), ITEMS);
+    expect(other?.rate).toBe(1);
+    expect(other?.chance).toBeLessThan(0.5);
+    const [s] = spelling('Which word has exactly {n} letters?', 1) as [ReaderSample];
+    expect(statedLengthCredit(s.instance.prompt, s.reference.replace(/<\/?answer>/g, ''))).toBe(1);
+    expect(statedLengthCredit(s.instance.prompt, 'zz')).toBe(0);
+  });
 });
+
+const WORDS = 'cat owl bird frog apple chair basket candle lantern diamond backpack elephant'.split(' ');
+
+/** A list of words of distinct lengths and the one of n letters asked by `question` ({n} the count). */
+function spelling(question: string, count = 80): ReaderSample[] {
+  return Array.from({ length: count }, (_, i) => {
+    const r = rng(i + 5);
+    const half = r(2);
+    const words = WORDS.filter((_, j) => j % 2 === half).sort(() => r(3) - 1);
+    const answer = words[r(words.length)] as string;
+    const prompt = [
+      'The list:',
+      ...words.map((w) => `- ${w}: ${r(90)} points`),
+      '',
+      question.replace('{n}', String(answer.length)),
+    ].join('\n');
+    return { seed: i, level: 1 + (i % 4), reference: `<answer>${answer}</answer>`, instance: { prompt } };
+  });
+}

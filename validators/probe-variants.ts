@@ -12,8 +12,15 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
   const ref = t.episode.reference;
   const right = normalizeAnswer(content);
   const probes: Probe[] = [];
+  // A quantity without the unit the prompt fixes says the same thing ("8,812" for "8,812 kg"): a form, not a content.
+  const bare = unitDropped(content, t.episode.instance.prompt);
   const rate = (family: Family, form: string, variant: string) =>
-    probes.push({ family, form, response: withContent(ref, variant), coincident: normalizeAnswer(variant) === right });
+    probes.push({
+      family,
+      form,
+      response: withContent(ref, variant),
+      coincident: normalizeAnswer(variant) === right || variant === bare,
+    });
   // A near value inside the region the task states is right by the task's terms: probed beyond that region instead.
   for (const [form, v] of numberVariants(content, shape, t.statedTolerance === true, t.index)) {
     // Where the task states several answers are right, a move within the level's references may be one of them.
@@ -98,6 +105,25 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
       });
   }
   return probes;
+}
+
+/** A quantity's number and unit ("8,812 kg", "40 minutes", "35 %"): a unit is a sign or at most 15 letters. */
+const QUANTITY = /^([+-]?\d[\d,]*(?:\.\d+)?) ?(%|[\p{L}°µ][\p{L}°µ²³/]{0,14})$/u;
+
+/**
+ * The number of a quantity answer whose unit is a percent sign or a word the prompt names (the question fixes it), or
+ * null: "8,812 kg" with a prompt that asks for kg gives "8,812"; "8,812 g" there, or a word and a name, give null.
+ */
+export function unitDropped(content: string, prompt: string): string | null {
+  const m = QUANTITY.exec(content.trim());
+  if (!m) return null;
+  const [, number, unit] = m as unknown as [string, string, string];
+  if (unit === '%') return number;
+  const words = prompt
+    .slice(0, 50_000)
+    .toLowerCase()
+    .split(/[^\p{L}°µ²³/]+/u);
+  return words.includes(unit.toLowerCase()) ? number : null;
 }
 
 /**

@@ -1,9 +1,11 @@
 // The policy that checks a stated form (rt27s S4): where the prompt asks for the item of a list that breaks the form
 // its items must have ("Which entry breaks the format?", "Which date is not in the YYYY-MM-DD form?"), the item whose
 // printed form differs from the one most items share is the task's own answer, not a leak; every reader of form (an
-// item's layout, its marks, a token split by an odd dash) is judged against what this policy earns there.
+// item's layout, its marks, a token split by an odd dash) is judged against what this policy earns there, and against
+// the policy that checks a stated length where the question asks for the item of N letters (rt28s N1).
 import { answerContent } from '../sandbox/answer.js';
 import { normalizeAnswer } from './answers.js';
+import { printedValues } from './item-relations.js';
 import { type ListItem, lower, MARKER, promptItemLists } from './leak-lists.js';
 import type { ReaderFamily } from './readers.js';
 
@@ -74,9 +76,55 @@ export function statedFormCredit(prompt: string, answer: string): number {
   return best.items.some(holds) ? 1 / best.items.length : 0;
 }
 
+/** A count of letters (or squares) a sentence asks an item to have: "which word has exactly 7 letters". */
+const LENGTH_UNIT = '(?:letters?|characters?|chars|squares?|boxes|cells|spaces)';
+const HAS_VERB = '(?:has|have|having|with|of|is|are|contains?|spans?)';
+const HAS_COUNT = `\\b${HAS_VERB}\\s+(?:exactly\\s+|just\\s+)?(\\w+)-?\\s*${LENGTH_UNIT}\\b`;
 /**
- * A reader of form judged against checking the stated form: on an instance whose prompt asks for the item breaking a
- * form, a rule's chance is at least what that policy earns there (its floor), wherever the family applies.
+ * The question asks for the item by the count, the predicate of its own clause ("Which word has 7 letters?", not "Which
+ * river is longest, the one with 7 letters?"), or a sentence states a slot's count and another asks what fits it.
+ */
+const CLAUSE = '[^.?!\\n,;:()]{0,40}?';
+/** The count closes its clause: no other criterion follows it ("...7 letters and is longest?"). */
+const END = '\\s*(?:(?:in|from|on|among)\\s+(?:the|this|that|these)\\s+\\w+\\s*)?(?:[?.!:]|$)';
+const ASKS_COUNT = new RegExp(`^\\s*${ASK.source}${CLAUSE}${HAS_COUNT}${END}`, 'i');
+const SLOT_COUNT = new RegExp(`\\b(?:slot|gap|blank|space|grid|row|column)\\b${CLAUSE}${HAS_COUNT}${END}`, 'i');
+const FITS = /\b(?:which|what)\b[^.?!\n]{0,60}?\b(?:fits?|fill\w*|goes)\b/i;
+
+/** The counts of letters the prompt's question asks the answer item to have (none where it states no such count). */
+export function askedLengths(prompt: string): Set<number> {
+  const out = new Set<number>();
+  const sentences = prompt.slice(0, MAX_TEXT).split(/(?<=[.?!])\s+|\n/);
+  const fits = sentences.some((s) => FITS.test(s));
+  for (const s of sentences) {
+    const m = ASKS_COUNT.exec(s) ?? (fits ? SLOT_COUNT.exec(s) : null);
+    for (const v of m ? printedValues(m[1] as string) : []) out.add(v);
+  }
+  return out;
+}
+
+/**
+ * What the policy that checks a stated length earns on an instance: 1/k where the answer is one of the k items of the
+ * prompt's longest list whose name (its first words, as many as the answer has) has a count of letters the question
+ * asks for, else 0.
+ */
+export function statedLengthCredit(prompt: string, answer: string): number {
+  const asked = askedLengths(prompt);
+  const words = lower(answer);
+  const letters = (tokens: string[]) => tokens.join('').match(/\p{L}/gu)?.length ?? 0;
+  if (!asked.has(letters(words))) return 0;
+  const list = promptItemLists(prompt)
+    .filter((l) => l.length >= 3)
+    .reduce<ListItem[]>((a, b) => (b.length > a.length ? b : a), []);
+  const name = (x: ListItem) => x.tokens.slice(0, words.length);
+  const fit = list.filter((x) => asked.has(letters(name(x))));
+  return fit.some((x) => name(x).join(' ') === words.join(' ')) ? 1 / fit.length : 0;
+}
+
+/**
+ * A reader of form judged against checking the stated form and length: on an instance whose prompt asks for the item
+ * breaking a form, or the item of a stated count of letters, a rule's chance is at least what that policy earns there
+ * (its floor), wherever the family applies.
  */
 export function againstStatedForm(family: ReaderFamily): ReaderFamily {
   return {
@@ -84,7 +132,10 @@ export function againstStatedForm(family: ReaderFamily): ReaderFamily {
     prepare(samples) {
       const prepared = family.prepare(samples);
       if (!prepared) return null;
-      const stated = samples.map((s) => statedFormCredit(s.instance.prompt, answerContent(s.reference)));
+      const stated = samples.map((s) => {
+        const answer = answerContent(s.reference);
+        return Math.max(statedFormCredit(s.instance.prompt, answer), statedLengthCredit(s.instance.prompt, answer));
+      });
       if (stated.every((c) => c === 0)) return prepared;
       return { ...prepared, floor: (rule, i) => Math.max(prepared.floor?.(rule, i) ?? 0, stated[i] as number) };
     },
