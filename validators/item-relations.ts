@@ -121,22 +121,28 @@ export function relationFeatures(
   ]);
 }
 
-/** The index of the item a text names last (by a word of it no other item holds), or -1. */
-function namedItem(items: readonly ListItem[], outside: string): number {
+/** The items a text names (by a word of it no other item holds), each once, in the order it first names them. */
+function namedItems(items: readonly ListItem[], outside: string): number[] {
   const owners = new Map<string, number>();
   items.forEach((x, at) => {
     for (const t of new Set(x.tokens))
       if (/\p{L}/u.test(t)) owners.set(t, owners.has(t) && owners.get(t) !== at ? -1 : at);
   });
-  let named = -1;
+  const named: number[] = [];
   for (const t of tokenize(outside, 5_000)) {
     const at = owners.get(t.toLowerCase());
-    if (at !== undefined && at >= 0) named = at;
+    if (at !== undefined && at >= 0 && !named.includes(at)) named.push(at);
   }
   return named;
 }
 
-/** Per rule (a list from either end, a way to read a place), the place of the named item in one prompt. */
+/**
+ * Which of the named items a rule reads: the first, second or third the text names, or the last or the one before it
+ * (redteam-s22s N9: the asked runner named before a clubmate or a timekeeper; which mention is asked is the fit's).
+ */
+const MENTIONS = [0, 1, 2, -1, -2];
+
+/** Per rule (a list from either end, a named item, a way to read a place), the place of that item in one prompt. */
 function namedPlaces(prompt: string): Map<string, number> {
   const lists = promptItemLists(prompt);
   const lines = linesOf(prompt);
@@ -145,11 +151,14 @@ function namedPlaces(prompt: string): Map<string, number> {
     for (const rank of [r, -1 - r]) {
       const items = rank >= 0 ? lists[rank] : lists[lists.length + rank];
       if (!items || items.length < MIN_ITEMS) continue;
-      const at = namedItem(items, outsideOf(prompt, items));
-      if (at < 0) continue;
-      for (const [p, of] of PLACES_OF) out.set(JSON.stringify([rank, p]), of(at, items.length));
-      const line = lines.indexOf((items[at] as ListItem).raw);
-      if (line >= 0) out.set(JSON.stringify([rank, 'line number in the prompt']), line + 1);
+      const named = namedItems(items, outsideOf(prompt, items));
+      for (const mention of MENTIONS) {
+        const at = mention >= 0 ? named[mention] : named[named.length + mention];
+        if (at === undefined) continue;
+        for (const [p, of] of PLACES_OF) out.set(JSON.stringify([rank, p, mention]), of(at, items.length));
+        const line = lines.indexOf((items[at] as ListItem).raw);
+        if (line >= 0) out.set(JSON.stringify([rank, 'line number in the prompt', mention]), line + 1);
+      }
     }
   return out;
 }
@@ -175,9 +184,10 @@ export const PLACES: ReaderFamily = {
       },
       credit: (rule, i, j) => (places[i]?.get(rule) === answers[j] ? 1 : 0),
       describe(rule) {
-        const [list, p] = JSON.parse(rule) as [number, string];
+        const [list, p, mention] = JSON.parse(rule) as [number, string, number];
         const where = list >= 0 ? `list ${list + 1}` : list === -1 ? 'the last list' : `list ${-list} from the end`;
-        return `the answer is the ${p} of the item of the prompt's ${where} that the prompt names outside it`;
+        const which = ['first', 'second', 'third'][mention] ?? (mention === -1 ? 'last' : 'next to last');
+        return `the answer is the ${p} of the item of the prompt's ${where} that the prompt names ${which} outside it`;
       },
     };
   },
