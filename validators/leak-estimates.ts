@@ -14,6 +14,18 @@ import { promptLists } from './prompt-lists.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
 const ANSWER = /^[+-]?\d+(\.\d+)?$/;
+/** A quantity as answers write it: a currency sign, thousands separators, a unit after ("$1,250", "8,800 kg"). */
+const QUANTITY =
+  /^[$\u20ac\u00a3]?\s*([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?:\s*(?:%|[A-Za-z\u00b0]+\.?){1,2})?$/;
+
+/**
+ * The number an answer states, as bare digits (redteam-s22s N7: "8,800 kg" is 8800 to every region a reader judges):
+ * the answer's quantity, its unit or currency set aside; an answer that is no quantity as it is.
+ */
+export function quantityText(answer: string): string {
+  const m = QUANTITY.exec(answer.replace(/\s+/g, ' '));
+  return m ? (m[1] as string).replaceAll(',', '') : answer;
+}
 /** Scales tried per instance and feature at most (a finer step is coarsened tenfold until they fit). */
 const MAX_SCALES = 40;
 const FIRST_FEW = 3;
@@ -113,7 +125,7 @@ export const ESTIMATES: ReaderFamily = {
   name: "a size feature of the prompt times a fitted scale, inside the answer's acceptance region",
   code: 'E_ACCEPTS_GUESSING',
   prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
-    const texts = samples.map((e) => answerContent(e.reference).trim());
+    const texts = samples.map((e) => quantityText(answerContent(e.reference).trim()));
     const answers = texts.map((a) => (ANSWER.test(a) ? Number(a) : Number.NaN));
     const grid = answerGrid(
       answers,
