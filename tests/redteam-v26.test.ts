@@ -1,0 +1,40 @@
+// Red team v26 (Trust V round 8, session 23): scripts against a real `envforge serve` and the exports' real readers
+// (tests/fixtures/redteam-v26/FINDINGS.md); each open finding is asserted still decided wrong. npm run build first.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scriptRunner } from './helpers/fixture-script.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v26');
+const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as Array<{
+  id: string;
+  status: string;
+}>;
+const status = (id: string) => manifest.find((e) => e.id === id)?.status;
+const runScript = scriptRunner(FIXTURES);
+
+it('every finding of the manifest is open or closed', () => {
+  expect(manifest.every((e) => e.status === 'open' || e.status === 'closed')).toBe(true);
+});
+
+describe('V26-1: a snapshot written after its journal was removed', () => {
+  it('control: with room under the cap every snapshot has its journal', async () => {
+    const r = await runScript('orphan-snapshots.mjs', ['20', '100000000', '2', '3'], 120_000);
+    expect(r.statuses, JSON.stringify(r)).toEqual({ 200: 40 });
+    expect(r.orphans).toBe(0);
+    expect(r.snapshots).toBeGreaterThan(0);
+  }, 150_000);
+
+  it('V26-1 open: past the journal byte cap, snapshots land with no journal, charged to no one', async () => {
+    const r = await runScript('orphan-snapshots.mjs', ['20', '150000', '2', '3'], 120_000);
+    expect(r.statuses, JSON.stringify(r)).toEqual({ 200: 40 });
+    if (status('V26-1') === 'open') {
+      // Open: each removal unlinks the .snap before its write lands; the disk holds many times the cap.
+      expect(r.orphans as number, JSON.stringify(r)).toBeGreaterThan(5);
+      expect(r.diskBytes as number).toBeGreaterThan(10 * 150_000);
+    } else {
+      expect(r.orphans, JSON.stringify(r)).toBe(0);
+      expect(r.temps).toBe(0);
+    }
+  }, 150_000);
+});
