@@ -38,3 +38,24 @@ describe('V26-1: a snapshot written after its journal was removed', () => {
     }
   }, 150_000);
 });
+
+describe("V26-2: an action's heap is ten times its charge", () => {
+  it('control: 800 sessions with two small rejected actions each live in a 128 MB heap', async () => {
+    const r = await runScript('action-heap.mjs', ['800', '2', '128', 'small'], 240_000);
+    expect(r.serverExit, JSON.stringify(r)).toBeNull();
+    expect(r.statuses).toEqual({ 'create 200': 800, 'step 200': 1600 });
+    expect(r.honestStepAfter).toBe(200);
+  }, 270_000);
+
+  it('V26-2 open: the same sessions with actions of empty objects abort a 128 MB heap under its budget', async () => {
+    const r = await runScript('action-heap.mjs', ['800', '2', '128', 'objects'], 240_000);
+    if (status('V26-2') === 'open') {
+      // Open: each action is charged at 2 bytes a character of its JSON (~8 KB) and holds ~87 KB of heap.
+      expect(r.serverExit, JSON.stringify(r)).toMatchObject({ signal: 'SIGABRT' });
+      expect(r.honestStepAfter).toBe('no answer');
+    } else {
+      expect(r.serverExit, JSON.stringify(r)).toBeNull();
+      expect(r.honestStepAfter).toBe(200);
+    }
+  }, 270_000);
+});
