@@ -59,3 +59,24 @@ describe("V26-2: an action's heap is ten times its charge", () => {
     }
   }, 270_000);
 });
+
+describe('V26-3: a WebSocket frame that trickles is never stalled', () => {
+  it('control: frames that stop arriving are reclaimed for the honest body', async () => {
+    const r = await runScript('ws-trickle.mjs', ['stall', '4', '64', '65536', '5'], 120_000);
+    expect(r.upgrades, JSON.stringify(r)).toEqual({ 101: 256 });
+    expect((r.honest as Array<{ status: unknown }>)[0]?.status).toBe(200);
+  }, 150_000);
+
+  it('V26-3 open: frames trickling a byte every 500 ms hold the budget; the honest body is refused', async () => {
+    const r = await runScript('ws-trickle.mjs', ['trickle', '4', '64', '65536', '5'], 120_000);
+    expect(r.upgrades, JSON.stringify(r)).toEqual({ 101: 256 });
+    const first = (r.honest as Array<{ status: unknown }>)[0]?.status;
+    if (status('V26-3') === 'open') {
+      // Open: every hold moves within STALL_MS, so none is reclaimable and the honest body is refused.
+      expect(first, JSON.stringify(r)).not.toBe(200);
+      expect(r.hostileStillOpen).toBe(256);
+    } else {
+      expect(first, JSON.stringify(r)).toBe(200);
+    }
+  }, 150_000);
+});
