@@ -3,7 +3,8 @@
 // the list is printed in the order the task computes, is read beyond chance however it is written; the same worlds
 // printed in an order or a form that tells nothing are not.
 import { describe, expect, it } from 'vitest';
-import { outsideOf, PLACES, printedValues } from '../validators/item-relations.js';
+import { outsideOf, PLACES } from '../validators/item-relations.js';
+import { printedValues } from '../validators/printed-tokens.js';
 import { ITEMS } from '../validators/leak-items.js';
 import { promptItemLists } from '../validators/leak-lists.js';
 import type { ReaderSample } from '../validators/readers.js';
