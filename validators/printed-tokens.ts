@@ -31,19 +31,24 @@ const UNITS = [2, 3, 4].map((n) => new RegExp(`([^\\p{L}\\p{N}\\n]{${n}})\\1+`, 
 const SLOT = /[>[(]( {2,})[<\])]/g;
 
 /**
- * The counts a text prints as a repetition of one unit of two to four characters, some not a space and not all one
- * character ("[ ][ ][ ]" 3, "( ) ( ) ( )" 3 with its last unit's spaces dropped, "|   |   |" 2 or 3), and the widths
+ * The counts a text prints as a repetition of one unit of two to four characters, some not a space, not all one
+ * character and not one mark beside one space ("[ ][ ][ ]" 3, "( ) ( ) ( )" 3 with its last unit's spaces dropped, "|   |   |" 2 cells), and the widths
  * of its padded slots.
  */
 function repeatedUnits(text: string, out: Set<number>): void {
   for (const re of UNITS)
     for (const m of text.matchAll(re)) {
       const unit = m[1] as string;
-      if (new Set(unit).size < 2 || unit.trim() === '') continue;
+      const marks = unit.replaceAll(' ', '');
+      // One mark and one space ("_ ", " .") is a run of one mark, counted below with its letters if any ("E _ _").
+      // A unit that repeats a shorter one (" _ _", "----") is that unit's run, read at its own length.
+      const periodic = (unit + unit).indexOf(unit, 1) < unit.length;
+      if (periodic || marks === '' || (marks.length === 1 && unit.length === 2)) continue;
       const n = m[0].length / unit.length;
       out.add(n);
       const last = unit.trimEnd();
-      if (last !== unit && text.startsWith(last, (m.index ?? 0) + m[0].length)) out.add(n + 1);
+      // A last unit without its spaces is one more where it is a box ("( )"), not a cell's closing mark ("|").
+      if (last !== unit && marks.length > 1 && text.startsWith(last, (m.index ?? 0) + m[0].length)) out.add(n + 1);
     }
   for (const m of text.matchAll(SLOT)) out.add((m[1] as string).length);
 }
