@@ -104,14 +104,19 @@ export function relationFeatures(
       ],
       ['last letter of its name printed as a code outside the list (1 if so)', lettered((n) => [n.join('').slice(-1)])],
     );
-  const numbers = items.map(firstNumber);
   const orders: Array<[string, Array<string | number>]> = [
     ['its name', names.map((n) => n.join(' '))],
     ['the length of its name', names.map(letters)],
-    ...(numbers.every(Number.isFinite) ? [['its first number', numbers] as [string, number[]]] : []),
+    ['its first number', items.map(firstNumber)],
   ];
-  for (const [key, keys] of orders)
-    out.push([`removal leaving the list in order of ${key} (1 if so)`, leavesOrdered(keys).map(Number)]);
+  for (const [key, keys] of orders) {
+    // Items without a key (a header line read into the list, a row with no number) stand outside the order.
+    const keyed = keys.flatMap((v, i) => (Number.isNaN(v) ? [] : [i]));
+    if (keyed.length < MIN_ITEMS) continue;
+    const ordered = leavesOrdered(keyed.map((i) => keys[i] as string | number));
+    const of = items.map((_, i) => Number(ordered[keyed.indexOf(i)] ?? false));
+    out.push([`removal leaving the list in order of ${key} (1 if so)`, of]);
+  }
   return out;
 }
 

@@ -45,10 +45,10 @@ function repeatedUnits(text: string, out: Set<number>): void {
       const periodic = (unit + unit).indexOf(unit, 1) < unit.length;
       if (periodic || marks === '' || (marks.length === 1 && unit.length === 2)) continue;
       const n = m[0].length / unit.length;
-      out.add(n);
       const last = unit.trimEnd();
       // A last unit without its spaces is one more where it is a box ("( )"), not a cell's closing mark ("|").
-      if (last !== unit && marks.length > 1 && text.startsWith(last, (m.index ?? 0) + m[0].length)) out.add(n + 1);
+      const boxed = last !== unit && marks.length > 1 && text.startsWith(last, (m.index ?? 0) + m[0].length);
+      out.add(boxed ? n + 1 : n);
     }
   for (const m of text.matchAll(SLOT)) out.add((m[1] as string).length);
 }
