@@ -171,12 +171,13 @@ function bulletin(spliced: boolean, reference: 'winner' | 'random', count = 80):
     const sorted = rows.filter((_, k) => k !== best || !spliced).sort((a, b) => a.n.localeCompare(b.n));
     if (spliced) sorted.splice(r(names.length), 0, rows[best] as { n: string; t: number });
     const letter = reference === 'winner' ? (names[best] as string)[0] : 'ABCDEFGHKLMNPRSTW'[r(17)];
-    const prompt = `Bulletin ${letter}/${100 + r(900)}. Highs by station:\n${sorted.map((x) => `- ${x.n}: ${x.t}`).join('\n')}\nWhich station was warmest?`;
+    const rowsText = sorted.map((x) => `- ${x.n}: ${x.t}`).join('\n');
+    const prompt = `Bulletin ${letter}/${100 + r(900)}. Highs by station:\n${rowsText}\nWhich station was warmest?`;
     return { seed: i, level: 1 + (i % 2), reference: `<answer>${names[best]}</answer>`, instance: { prompt } };
   });
 }
 
-describe("the list items reader: an item's letters in a printed code, an item out of the order its neighbours keep", () => {
+describe("the list items reader: an item's letters in a code, an item out of the order its neighbours keep", () => {
   it('reads which items leave the rest in order, either way round, ties allowed', () => {
     expect(leavesOrdered(['a', 'b', 'z', 'c', 'd'])).toEqual([false, false, true, false, false]);
     expect(leavesOrdered([5, 4, 4, 9, 1])).toEqual([false, false, false, true, false]);

@@ -120,7 +120,7 @@ describe('stated-form: an initial or an order the question asks for (rt28s N3, N
     expect(statedOrderCredit(`${list}Which word is out of alphabetical order?`, 'kettle')).toBe(0);
     expect(statedOrderCredit(`${list}Which word is longest?`, 'window')).toBe(0);
   });
-  it('judges the order and letter relations against checking what is asked; the same relation is a leak asked otherwise', () => {
+  it('judges the order and letter relations against checking what is asked; a leak asked otherwise', () => {
     for (const [asked, other] of [
       ['Which word is out of alphabetical order?', 'Which word scored most?'],
       ['Which word begins with {L}?', 'Which word scored most? (Ref. {L}/{n})'],

@@ -32,8 +32,8 @@ const SLOT = /[>[(]( {2,})[<\])]/g;
 
 /**
  * The counts a text prints as a repetition of one unit of two to four characters, some not a space, not all one
- * character and not one mark beside one space ("[ ][ ][ ]" 3, "( ) ( ) ( )" 3 with its last unit's spaces dropped, "|   |   |" 2 cells), and the widths
- * of its padded slots.
+ * character and not one mark beside one space ("[ ][ ][ ]" 3, "( ) ( ) ( )" 3 with its last unit's spaces dropped,
+ * "|   |   |" 2 cells), and the widths of its padded slots.
  */
 function repeatedUnits(text: string, out: Set<number>): void {
   for (const re of UNITS)

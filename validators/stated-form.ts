@@ -130,8 +130,11 @@ export function statedLengthCredit(prompt: string, answer: string): number {
 }
 
 /** A question for the item by its opening letters ("Which station's name begins with W?", "starting with 'Gl'"). */
-const STARTS =
-  /\b(?:starts?|begins?|starting|beginning|opens?|opening)\s+with\s+(?:the\s+letters?\s+|an?\s+)?["'\u2018\u201c]?(\p{L}{1,3})\b/iu;
+const STARTS = new RegExp(
+  '\\b(?:starts?|begins?|starting|beginning|opens?|opening)\\s+with\\s+(?:the\\s+letters?\\s+|an?\\s+)?' +
+    '["\'\u2018\u201c]?(\\p{L}{1,3})\\b',
+  'iu',
+);
 
 /** What the policy that checks a stated initial earns: the items whose name opens with the letters asked for. */
 export function statedInitialCredit(prompt: string, answer: string): number {
@@ -145,8 +148,11 @@ export function statedInitialCredit(prompt: string, answer: string): number {
 }
 
 /** A question for the item out of its list's order ("Which name is out of alphabetical order?"). */
-const UNORDERED =
-  /\b(?:out\s+of\s+(?:\w+\s+){0,2}(?:order|place|sequence)|not\s+in\s+(?:\w+\s+){0,2}order|breaks?\s+(?:the\s+)?(?:\w+\s+)?(?:order|sequence)|unsorted|misplaced|misordered)\b/i;
+const UNORDERED = new RegExp(
+  '\\b(?:out\\s+of\\s+(?:\\w+\\s+){0,2}(?:order|place|sequence)|not\\s+in\\s+(?:\\w+\\s+){0,2}order|' +
+    'breaks?\\s+(?:the\\s+)?(?:\\w+\\s+)?(?:order|sequence)|unsorted|misplaced|misordered)\\b',
+  'i',
+);
 
 /**
  * What the policy that checks a stated order earns: where a sentence asks for the item out of order, the items whose
