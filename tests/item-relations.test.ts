@@ -3,7 +3,8 @@
 // the list is printed in the order the task computes, is read beyond chance however it is written; the same worlds
 // printed in an order or a form that tells nothing are not.
 import { describe, expect, it } from 'vitest';
-import { outsideOf, PLACES, printedValues } from '../validators/item-relations.js';
+import { leavesOrdered, outsideOf, PLACES, relationFeatures } from '../validators/item-relations.js';
+import { printedLetters, printedValues } from '../validators/printed-tokens.js';
 import { ITEMS } from '../validators/leak-items.js';
 import { promptItemLists } from '../validators/leak-lists.js';
 import type { ReaderSample } from '../validators/readers.js';
@@ -23,7 +24,18 @@ const shuffled = <T>(xs: readonly T[], r: (n: number) => number) =>
     .map(([, x]) => x);
 
 /** How the question shows the answer's form (`none`: the same words on every prompt). */
-type Form = 'none' | 'underscores' | 'spaced blanks' | 'dots' | 'a count' | 'a number word';
+type Form =
+  | 'none'
+  | 'underscores'
+  | 'spaced blanks'
+  | 'dots'
+  | 'a count'
+  | 'a number word'
+  | 'boxes'
+  | 'spaced boxes'
+  | 'cells'
+  | 'a padded slot'
+  | 'twelve boxes';
 const FORMS: Record<Form, (name: string) => string> = {
   none: () => 'as <answer>NAME</answer>',
   underscores: (n) => `as <answer>${'_'.repeat(n.length)}</answer>`,
@@ -35,6 +47,11 @@ const FORMS: Record<Form, (name: string) => string> = {
   'a count': (n) => `(${n.length} letters)`,
   'a number word': (n) =>
     `(${['', '', '', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven'][n.length]} letters)`,
+  boxes: (n) => `one letter a box: ${'[ ]'.repeat(n.length)}`,
+  'spaced boxes': (n) => `one letter a box: ${Array(n.length).fill('( )').join(' ')}`,
+  cells: (n) => `in the cells |${'   |'.repeat(n.length)}`,
+  'a padded slot': (n) => `as <answer>${' '.repeat(n.length)}</answer>`,
+  'twelve boxes': () => `one letter a box: ${'[ ]'.repeat(12)}`,
 };
 /** "Which station had the highest mean?": rows of readings, the question showing the answer's form by `form`. */
 function stations(form: Form, count = 80): ReaderSample[] {
@@ -86,6 +103,23 @@ describe('the values printed outside a list', () => {
     const text = 'Give it (seven letters) as <answer>_____</answer>, A _ _ e r, Al___ or .... by 15:02; the third';
     expect([...printedValues(text)].sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 7, 15]);
   });
+  it('count a repeated unit of marks, whatever the unit, and a padded slot; not a run of one mark again', () => {
+    const counts = (text: string) => [...printedValues(text)].sort((a, b) => a - b);
+    expect(counts('Write it: [ ][ ][ ][ ][ ]')).toEqual([5]);
+    expect(counts('Write it: ( ) ( ) ( ) ( )')).toEqual([4]);
+    expect(counts('Cells: |   |   |   |')).toEqual([3]);
+    expect(counts('Slot: <answer>      </answer> or [    ]')).toEqual([4, 6]);
+    expect(counts('Give it as E _ _ _ _ or ----------')).toEqual([5, 10]);
+  });
+  it("read a code's letters, not prose: a reference, a file name, a capital tag", () => {
+    const codes = (text: string) => [...printedLetters(text)].sort();
+    expect(codes('Bulletin W/417. Source: met.example/bulletins/w417.csv (Ref. KX-). A day I wrote.')).toEqual([
+      'csv',
+      'kx',
+      'met',
+      'w',
+    ]);
+  });
   it('leave out a list of lines and an inline list, not the sentence around it', () => {
     const lines = 'Results:\n- Alder 3\n- Brook 4\n- Cairn 5\nWho won?';
     expect(outsideOf(lines, promptItemLists(lines)[0] ?? [])).toBe('Results:\nWho won?');
@@ -95,23 +129,79 @@ describe('the values printed outside a list', () => {
 });
 
 describe('the list items reader: the item whose length or place equals a value printed outside the list', () => {
-  it.each<Form>(['underscores', 'spaced blanks', 'dots', 'a count', 'a number word'])(
-    "the answer's length shown by %s: the item as long is read far above 1/K",
-    (form) => {
-      const overall = pooled(stations(form), ITEMS);
-      expect(overall?.rate).toBe(1);
-      expect(overall?.chance).toBeLessThan(0.4);
-    },
-  );
+  it.each<Form>([
+    'underscores',
+    'spaced blanks',
+    'dots',
+    'a count',
+    'a number word',
+    'boxes',
+    'spaced boxes',
+    'cells',
+    'a padded slot',
+  ])("the answer's length shown by %s: the item as long is read far above 1/K", (form) => {
+    const overall = pooled(stations(form), ITEMS);
+    expect(overall?.rate).toBe(1);
+    expect(overall?.chance).toBeLessThan(0.4);
+  });
   it('the place the question names, the results printed by time: the item at that place is read', () => {
     expect(pooled(race('by time', 'who'), ITEMS)?.rate).toBe(1);
     expect(pooled(race('slowest first', 'who'), ITEMS)?.rate).toBe(1);
   });
   it('the same words on every prompt, or results in bib order: nothing is read beyond chance', () => {
-    for (const samples of [stations('none'), race('bib order', 'who')]) {
+    for (const samples of [stations('none'), stations('twelve boxes'), race('bib order', 'who')]) {
       const overall = pooled(samples, ITEMS);
       expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);
     }
+  });
+});
+
+/**
+ * "Which station was warmest?": rows listed by name, the winner spliced in at a random row after the others are
+ * sorted (`spliced`), and a bulletin reference built from the winner's initial or from a letter drawn at random.
+ */
+function bulletin(spliced: boolean, reference: 'winner' | 'random', count = 80): ReaderSample[] {
+  const distinct = NAMES.filter((n, i) => NAMES.findIndex((m) => m[0] === n[0]) === i);
+  return Array.from({ length: count }, (_, i) => {
+    const r = rng(i + 3);
+    const names = shuffled(distinct, r).slice(0, 4 + (i % 4));
+    const temps = names.map(() => 10 + r(20));
+    const best = temps.indexOf(Math.max(...temps));
+    const rows = names.map((n, k) => ({ n, t: temps[k] }));
+    const sorted = rows.filter((_, k) => k !== best || !spliced).sort((a, b) => a.n.localeCompare(b.n));
+    if (spliced) sorted.splice(r(names.length), 0, rows[best] as { n: string; t: number });
+    const letter = reference === 'winner' ? (names[best] as string)[0] : 'ABCDEFGHKLMNPRSTW'[r(17)];
+    const rowsText = sorted.map((x) => `- ${x.n}: ${x.t}`).join('\n');
+    const prompt = `Bulletin ${letter}/${100 + r(900)}. Highs by station:\n${rowsText}\nWhich station was warmest?`;
+    return { seed: i, level: 1 + (i % 2), reference: `<answer>${names[best]}</answer>`, instance: { prompt } };
+  });
+}
+
+describe("the list items reader: an item's letters in a code, an item out of the order its neighbours keep", () => {
+  it('reads which items leave the rest in order, either way round, ties allowed', () => {
+    expect(leavesOrdered(['a', 'b', 'z', 'c', 'd'])).toEqual([false, false, true, false, false]);
+    expect(leavesOrdered([5, 4, 4, 9, 1])).toEqual([false, false, false, true, false]);
+    expect(leavesOrdered(['a', 'b', 'c'])).toEqual([true, true, true]);
+  });
+  it("relates an item's opening letters, its words' initials and its last letter to a code's letters", () => {
+    const prompt = 'Report NB-12, filed as x417.txt\n- North Bay: 3\n- Old Quay: 4\n- Sandfox: 5\n- Kings Reach: 6';
+    const items = promptItemLists(prompt)[0] ?? [];
+    const of = new Map(relationFeatures(prompt, items, (t) => t.slice(0, -1)));
+    expect(of.get('opening letters or initials of its name printed as a code outside the list (1 if so)')).toEqual([
+      1, 0, 0, 0,
+    ]);
+    expect(of.get('last letter of its name printed as a code outside the list (1 if so)')).toEqual([0, 0, 1, 0]);
+  });
+  it('the winner spliced into a sorted list, or named by a code of its initial: read far above 1/K', () => {
+    for (const samples of [bulletin(true, 'random'), bulletin(false, 'winner')]) {
+      const overall = pooled(samples, ITEMS);
+      expect(overall?.rate).toBeGreaterThan(0.7);
+      expect(overall?.chance).toBeLessThan(0.3);
+    }
+  });
+  it("every row sorted and the code's letter drawn at random: nothing is read beyond chance", () => {
+    const overall = pooled(bulletin(false, 'random'), ITEMS);
+    expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);
   });
 });
 

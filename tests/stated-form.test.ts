@@ -10,7 +10,9 @@ import {
   asksForFormBreak,
   formOf,
   statedFormCredit,
+  statedInitialCredit,
   statedLengthCredit,
+  statedOrderCredit,
 } from '../validators/stated-form.js';
 import { pooled } from './helpers/readers.js';
 
@@ -107,7 +109,53 @@ describe('stated-form', () => {
   });
 });
 
+describe('stated-form: an initial or an order the question asks for (rt28s N3, N4)', () => {
+  it('credits the item opening with the asked letters, and the item out of the asked order, only where asked', () => {
+    const list = 'Words:\n- apple\n- kettle\n- window\n- mango\n- pear\n';
+    expect(statedInitialCredit(`${list}Which word begins with W?`, 'window')).toBe(1);
+    expect(statedInitialCredit(`${list}Which word starts with the letter 'k'?`, 'kettle')).toBe(1);
+    expect(statedInitialCredit(`${list}Which word begins with W?`, 'apple')).toBe(0);
+    expect(statedInitialCredit(`${list}Which word is longest? Ref W/12.`, 'window')).toBe(0);
+    expect(statedOrderCredit(`${list}Which word is out of alphabetical order?`, 'window')).toBe(1);
+    expect(statedOrderCredit(`${list}Which word is out of alphabetical order?`, 'kettle')).toBe(0);
+    expect(statedOrderCredit(`${list}Which word is longest?`, 'window')).toBe(0);
+  });
+  it('judges the order and letter relations against checking what is asked; a leak asked otherwise', () => {
+    for (const [asked, other] of [
+      ['Which word is out of alphabetical order?', 'Which word scored most?'],
+      ['Which word begins with {L}?', 'Which word scored most? (Ref. {L}/{n})'],
+    ] as const) {
+      const judged = pooled(unsorted(asked), ITEMS);
+      expect(judged?.rate).toBeGreaterThan(0.9);
+      expect((judged?.rate ?? 0) - (judged?.chance ?? 0)).toBeLessThan(0.1);
+      const leak = pooled(unsorted(other), ITEMS);
+      expect(leak?.rate).toBeGreaterThan(0.9);
+      expect(leak?.chance).toBeLessThan(0.5);
+    }
+  });
+});
+
 const WORDS = 'cat owl bird frog apple chair basket candle lantern diamond backpack elephant'.split(' ');
+
+const INITIALS = 'apple bird cat drum eel fig goat hat ink jam kite lamp'.split(' ');
+
+/** Words of distinct initials listed alphabetically, the answer moved two rows on; {L} its initial, in capitals. */
+function unsorted(question: string, count = 80): ReaderSample[] {
+  return Array.from({ length: count }, (_, i) => {
+    const r = rng(i + 7);
+    const words = INITIALS.filter(() => r(3) > 0).slice(0, 8);
+    const at = r(words.length - 2);
+    const [answer] = words.splice(at, 1) as [string];
+    words.splice(at + 2, 0, answer);
+    const prompt = [
+      'The list:',
+      ...words.map((w) => `- ${w}: ${r(90)} points`),
+      '',
+      question.replace('{L}', answer.slice(0, 1).toUpperCase()).replace('{n}', String(r(900))),
+    ].join('\n');
+    return { seed: i, level: 1 + (i % 4), reference: `<answer>${answer}</answer>`, instance: { prompt } };
+  });
+}
 
 /** A list of words of distinct lengths and the one of n letters asked by `question` ({n} the count). */
 function spelling(question: string, count = 80): ReaderSample[] {

@@ -6,7 +6,8 @@
 // Order and form are content: a list printed in the order the task asks for, or a blank as long as the answer, leaks.
 import { answerContent } from '../sandbox/answer.js';
 import { tokenize } from './answers.js';
-import { type ListItem, promptItemLists } from './leak-lists.js';
+import { type ListItem, MARKER, promptItemLists } from './leak-lists.js';
+import { printedLetters, printedValues } from './printed-tokens.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
 /** The prompt's text as the lists were read from (promptItemLists' bounds). */
@@ -14,29 +15,6 @@ const PROMPT_CHARS = 50_000;
 const PROMPT_LINES = 2_000;
 const MIN_ITEMS = 3;
 const MAX_LISTS = 3;
-const WORDS = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-];
-const TEENS = ['thir', 'four', 'fif', 'six', 'seven', 'eigh', 'nine'].map((w) => `${w}teen`);
-const ORDINALS = ['zeroth', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth'];
-/** Number words to twenty (cardinal) and to the tenth (ordinal), by value. */
-const NUMBER_WORDS = new Map([
-  ...[...WORDS, ...TEENS, 'twenty'].map((w, i) => [w, i] as const),
-  ...ORDINALS.map((w, i) => [w, i] as const),
-]);
-
 const linesOf = (prompt: string) => prompt.slice(0, PROMPT_CHARS).split('\n').slice(0, PROMPT_LINES);
 
 /**
@@ -58,37 +36,6 @@ export function outsideOf(prompt: string, items: readonly ListItem[]): string {
     .join('\n');
 }
 
-/**
- * The values a text prints that an item's place or length could be matched with: its whole numbers, its number
- * words ("seven", "third"), and its blanks counted: a run of one repeated mark (". . . .", "*****"), a word of
- * letters and underscores ("Al___"), a run of single letters and underscores ("A _ _ e r"). Linear in the text.
- */
-export function printedValues(text: string): Set<number> {
-  const out = new Set<number>();
-  for (const m of text.matchAll(/\d+/g)) if (m[0].length <= 5) out.add(Number(m[0]));
-  for (const m of text.matchAll(/([^\p{L}\p{N}\s_])(?: ?\1)+/gu)) out.add(m[0].replaceAll(' ', '').length);
-  let run = 0;
-  let blank = false;
-  const close = () => {
-    if (blank && run > 1) out.add(run);
-    run = 0;
-    blank = false;
-  };
-  for (const word of text.replace(/[^\p{L}\p{N}_\s]/gu, ' ').split(/\s+/)) {
-    const n = NUMBER_WORDS.get(word.toLowerCase());
-    if (n !== undefined) out.add(n);
-    if (/^[\p{L}_]$/u.test(word)) {
-      run++;
-      blank ||= word === '_';
-      continue;
-    }
-    close();
-    if (word.includes('_') && /^[\p{L}_]+$/u.test(word)) out.add(word.length);
-  }
-  close();
-  return out;
-}
-
 /** An item's place in its list of `k` items, read four ways (from either end, counting it or not). */
 const PLACES_OF: Array<[string, (at: number, k: number) => number]> = [
   ['place from the start', (at) => at + 1],
@@ -99,26 +46,78 @@ const PLACES_OF: Array<[string, (at: number, k: number) => number]> = [
 
 const letters = (tokens: readonly string[]) => tokens.join('').match(/\p{L}/gu)?.length ?? 0;
 
+/** An item's letters that a code printed outside the list may hold: its opening letters or its words' initials. */
+function openingLetters(name: readonly string[]): string[] {
+  const text = name.join('').replace(/\P{L}/gu, '');
+  const initials = name.map((w) => w.match(/\p{L}/u)?.[0] ?? '').join('');
+  return [text.slice(0, 1), text.slice(0, 2), text.slice(0, 3), ...(name.length > 1 ? [initials] : [])];
+}
+
 /**
- * Features of a list's items (leak-items reads them like its text features): for each property (its places, the
- * length in letters of its name, `name` reading an item's tokens where the answer stands in its own), 1 where the
- * property equals a value printed outside the list, else 0.
+ * For each item, whether the list without it is in order (ascending or descending, ties allowed) by `keys`: the item
+ * its neighbours single out, out of the order the others keep (rt28s N3). Every item of a sorted list is one.
+ */
+export function leavesOrdered(keys: ReadonlyArray<string | number>): boolean[] {
+  const sorted = (xs: ReadonlyArray<string | number>, sign: number) =>
+    xs.every((x, j) => j === 0 || sign * (x < (xs[j - 1] as typeof x) ? -1 : x > (xs[j - 1] as typeof x) ? 1 : 0) >= 0);
+  return keys.map((_, i) => {
+    const rest = keys.filter((__, j) => j !== i);
+    return sorted(rest, 1) || sorted(rest, -1);
+  });
+}
+
+/** An item's first number (its list marker set aside), or NaN. */
+const firstNumber = (x: ListItem) => Number(x.raw.replace(MARKER, '').match(/[+-]?\d+(?:\.\d+)?/)?.[0] ?? Number.NaN);
+
+/**
+ * Features of a list's items (leak-items reads them like its text features), one family of relations between an item
+ * and a token printed outside the list or its neighbours, `name` reading an item's tokens where the answer stands in
+ * its own: 1 where its place or the length of its name in letters equals a value printed outside the list (a number,
+ * a number word, a count of blanks or of a repeated unit of marks); where its opening letters, its words' initials or
+ * its last letter are the letters of a code printed there ("W/417", rt28s N4); where the list without it is in order
+ * by its names, its first numbers or the lengths of its names (rt28s N3).
  */
 export function relationFeatures(
   prompt: string,
   items: readonly ListItem[],
   name: (tokens: string[]) => string[],
 ): Array<[string, number[]]> {
-  const printed = printedValues(outsideOf(prompt, items));
+  const outside = outsideOf(prompt, items);
+  const printed = printedValues(outside);
+  const codes = printedLetters(outside);
   const k = items.length;
+  const names = items.map((x) => name(x.tokens));
   const properties: Array<[string, number[]]> = [
     ...PLACES_OF.map(([p, of]): [string, number[]] => [p, items.map((_, at) => of(at, k))]),
-    ['length of its name in letters', items.map((x) => letters(name(x.tokens)))],
+    ['length of its name in letters', names.map(letters)],
   ];
-  return properties.map(([p, values]) => [
+  const out = properties.map(([p, values]): [string, number[]] => [
     `${p} equal to a number or a count of blanks printed outside the list`,
     values.map((v) => Number(printed.has(v))),
   ]);
+  const lettered = (of: (n: string[]) => string[]) => names.map((n) => Number(of(n).some((l) => codes.has(l))));
+  if (codes.size > 0)
+    out.push(
+      [
+        'opening letters or initials of its name printed as a code outside the list (1 if so)',
+        lettered(openingLetters),
+      ],
+      ['last letter of its name printed as a code outside the list (1 if so)', lettered((n) => [n.join('').slice(-1)])],
+    );
+  const orders: Array<[string, Array<string | number>]> = [
+    ['its name', names.map((n) => n.join(' '))],
+    ['the length of its name', names.map(letters)],
+    ['its first number', items.map(firstNumber)],
+  ];
+  for (const [key, keys] of orders) {
+    // Items without a key (a header line read into the list, a row with no number) stand outside the order.
+    const keyed = keys.flatMap((v, i) => (Number.isNaN(v) ? [] : [i]));
+    if (keyed.length < MIN_ITEMS) continue;
+    const ordered = leavesOrdered(keyed.map((i) => keys[i] as string | number));
+    const of = items.map((_, i) => Number(ordered[keyed.indexOf(i)] ?? false));
+    out.push([`removal leaving the list in order of ${key} (1 if so)`, of]);
+  }
+  return out;
 }
 
 /** The items a text names (by a word of it no other item holds), each once, in the order it first names them. */

@@ -2,10 +2,12 @@
 // its items must have ("Which entry breaks the format?", "Which date is not in the YYYY-MM-DD form?"), the item whose
 // printed form differs from the one most items share is the task's own answer, not a leak; every reader of form (an
 // item's layout, its marks, a token split by an odd dash) is judged against what this policy earns there, and against
-// the policy that checks a stated length where the question asks for the item of N letters (rt28s N1).
+// the policies that check a stated length, initial or order where the question asks for the item of N letters (rt28s
+// N1), the item starting with a letter or the item out of order (the criteria of rt28s N3 and N4's relations).
 import { answerContent } from '../sandbox/answer.js';
 import { normalizeAnswer } from './answers.js';
-import { printedValues } from './item-relations.js';
+import { leavesOrdered } from './item-relations.js';
+import { printedValues } from './printed-tokens.js';
 import { type ListItem, lower, MARKER, promptItemLists } from './leak-lists.js';
 import type { ReaderFamily } from './readers.js';
 
@@ -104,27 +106,85 @@ export function askedLengths(prompt: string): Set<number> {
 }
 
 /**
- * What the policy that checks a stated length earns on an instance: 1/k where the answer is one of the k items of the
- * prompt's longest list whose name (its first words, as many as the answer has) has a count of letters the question
- * asks for, else 0.
+ * What a policy that checks a stated criterion earns on an instance: 1/k where the answer is one of the k items of the
+ * prompt's longest list that `fits` (given each item's name: its first words, as many as the answer has), else 0.
  */
-export function statedLengthCredit(prompt: string, answer: string): number {
-  const asked = askedLengths(prompt);
+function criterionCredit(prompt: string, answer: string, fits: (names: string[][]) => boolean[]): number {
   const words = lower(answer);
-  const letters = (tokens: string[]) => tokens.join('').match(/\p{L}/gu)?.length ?? 0;
-  if (!asked.has(letters(words))) return 0;
   const list = promptItemLists(prompt)
     .filter((l) => l.length >= 3)
     .reduce<ListItem[]>((a, b) => (b.length > a.length ? b : a), []);
-  const name = (x: ListItem) => x.tokens.slice(0, words.length);
-  const fit = list.filter((x) => asked.has(letters(name(x))));
-  return fit.some((x) => name(x).join(' ') === words.join(' ')) ? 1 / fit.length : 0;
+  const names = list.map((x) => x.tokens.slice(0, words.length));
+  const fit = fits(names);
+  const k = fit.filter(Boolean).length;
+  return names.some((n, i) => fit[i] && n.join(' ') === words.join(' ')) ? 1 / k : 0;
+}
+
+const letters = (tokens: string[]) => tokens.join('').match(/\p{L}/gu)?.length ?? 0;
+
+/** What the policy that checks a stated length earns: the items of a count of letters the question asks for. */
+export function statedLengthCredit(prompt: string, answer: string): number {
+  const asked = askedLengths(prompt);
+  if (asked.size === 0) return 0;
+  return criterionCredit(prompt, answer, (names) => names.map((n) => asked.has(letters(n))));
+}
+
+/** A question for the item by its opening letters ("Which station's name begins with W?", "starting with 'Gl'"). */
+const STARTS = new RegExp(
+  '\\b(?:starts?|begins?|starting|beginning|opens?|opening)\\s+with\\s+(?:the\\s+letters?\\s+|an?\\s+)?' +
+    '["\'\u2018\u201c]?(\\p{L}{1,3})\\b',
+  'iu',
+);
+
+/** What the policy that checks a stated initial earns: the items whose name opens with the letters asked for. */
+export function statedInitialCredit(prompt: string, answer: string): number {
+  const asked = prompt
+    .slice(0, MAX_TEXT)
+    .split(/(?<=[.?!])\s+|\n/)
+    .flatMap((s) => (ASK.test(s) ? [STARTS.exec(s)?.[1]?.toLowerCase()] : []))
+    .filter((l): l is string => l !== undefined);
+  if (asked.length === 0) return 0;
+  return criterionCredit(prompt, answer, (names) => names.map((n) => asked.some((l) => n.join('').startsWith(l))));
+}
+
+/** A question for the item out of its list's order ("Which name is out of alphabetical order?"). */
+const UNORDERED = new RegExp(
+  '\\b(?:out\\s+of\\s+(?:\\w+\\s+){0,2}(?:order|place|sequence)|not\\s+in\\s+(?:\\w+\\s+){0,2}order|' +
+    'breaks?\\s+(?:the\\s+)?(?:\\w+\\s+)?(?:order|sequence)|unsorted|misplaced|misordered)\\b',
+  'i',
+);
+
+/**
+ * What the policy that checks a stated order earns: where a sentence asks for the item out of order, the items whose
+ * removal leaves the list in order by their names, their lengths or their first numbers (the best of the three).
+ */
+export function statedOrderCredit(prompt: string, answer: string): number {
+  const sentences = prompt.slice(0, MAX_TEXT).split(/(?<=[.?!])\s+|\n/);
+  if (!sentences.some((s) => ASK.test(s) && UNORDERED.test(s))) return 0;
+  const number = (n: string[]) => Number(n.join(' ').match(/[+-]?\d+(?:\.\d+)?/)?.[0] ?? Number.NaN);
+  const keys: Array<(n: string[]) => string | number> = [(n) => n.join(' '), letters, number];
+  return Math.max(
+    ...keys.map((key) =>
+      criterionCredit(prompt, answer, (names) => {
+        const ks = names.map(key);
+        const out = leavesOrdered(ks);
+        return ks.some((v) => Number.isNaN(v)) || out.every(Boolean) ? out.map(() => false) : out;
+      }),
+    ),
+  );
+}
+
+/** What the policies that check a form, length, initial or order the question states earn on an instance. */
+export function statedCredit(prompt: string, answer: string): number {
+  const policies = [statedFormCredit, statedLengthCredit, statedInitialCredit, statedOrderCredit];
+  return Math.max(...policies.map((p) => p(prompt, answer)));
 }
 
 /**
- * A reader of form judged against checking the stated form and length: on an instance whose prompt asks for the item
- * breaking a form, or the item of a stated count of letters, a rule's chance is at least what that policy earns there
- * (its floor), wherever the family applies.
+ * A reader of form judged against checking the stated form, length, initial and order: on an instance whose prompt
+ * asks for the item breaking a form, the item of a stated count of letters, the item opening with stated letters or
+ * the item out of its list's order, a rule's chance is at least what that policy earns there (its floor), wherever
+ * the family applies.
  */
 export function againstStatedForm(family: ReaderFamily): ReaderFamily {
   return {
@@ -132,10 +192,7 @@ export function againstStatedForm(family: ReaderFamily): ReaderFamily {
     prepare(samples) {
       const prepared = family.prepare(samples);
       if (!prepared) return null;
-      const stated = samples.map((s) => {
-        const answer = answerContent(s.reference);
-        return Math.max(statedFormCredit(s.instance.prompt, answer), statedLengthCredit(s.instance.prompt, answer));
-      });
+      const stated = samples.map((s) => statedCredit(s.instance.prompt, answerContent(s.reference)));
       if (stated.every((c) => c === 0)) return prepared;
       return { ...prepared, floor: (rule, i) => Math.max(prepared.floor?.(rule, i) ?? 0, stated[i] as number) };
     },
