@@ -8,28 +8,20 @@ import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
 import { copyPlan, copyRuleOf, entityShown, peerCopyPlan, shownSamples, type CopyRule } from '../episodic/copies.js';
 import { tokensOf } from '../episodic/probes.js';
-import { derivedFromShown, statedOf, type ShownSample } from '../episodic/shown-derivation.js';
+import { derivedFromShown, type ShownSample } from '../episodic/shown-derivation.js';
+import { toldOf } from '../episodic/told.js';
 import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselines.js';
 import { scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
-/** The texts the agent is given: the prompt, the task's description and its tools' descriptions. */
-const textsOf = (r: Rollout, meta: EpisodicMeta | undefined) => [
-  r.prompt ?? '',
-  meta?.description ?? '',
-  ...(meta?.tools ?? []).map((t) => t.description),
-];
-
 /**
- * What the agent knows before it acts: the tokens the texts state (never the initial state, which no policy sees:
- * redteam-s21e T5), their numbers, and the initial state's numbers for the world's bookkeeping of the agent's own
+ * What the agent knows before it acts: what the texts state (told.ts; never the initial state, which no policy sees:
+ * redteam-s21e T5), and the initial state's numbers for the world's bookkeeping of the agent's own
  * sends (`bookkept`: a balance left after its parts); null where the episode did not reset.
  */
 function knownOf(r: Rollout, initial: RolloutResult | undefined, meta: EpisodicMeta | undefined) {
   if (!initial?.ok || initial.state === undefined) return null;
-  const tokens = textsOf(r, meta).flatMap((t) => tokensOf(t));
-  const known = new Set<string>(tokens.map((t) => t.toLowerCase()));
-  const stated = statedOf(textsOf(r, meta));
+  const { known, stated } = toldOf(r, meta);
   const numbers = new Set<number>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(walk);
