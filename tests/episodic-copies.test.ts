@@ -9,7 +9,7 @@ import {
   peerCopyPlan,
   shownSamples,
 } from '../validators/episodic/copies.js';
-import { derivedFromShown, type ShownSample } from '../validators/episodic/shown-derivation.js';
+import { derivedFromShown, statedOf, type ShownSample } from '../validators/episodic/shown-derivation.js';
 
 const call = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
 const rollout = (actions: ReturnType<typeof call>[]) =>
@@ -123,7 +123,13 @@ describe('derivedFromShown (a shown value the stated rule derives, or a lookup)'
   const desk = (figure: (price: number, k: number) => number, stated: number[]): ShownSample[] =>
     Array.from({ length: 12 }, (_, k) => {
       const price = 40 + ((k * 37) % 400);
-      return { episode: k % 6, value: figure(price, k), shown: [price, figure(price, k)], at: 1, stated };
+      return {
+        episode: k % 6,
+        level: 1,
+        value: figure(price, k),
+        shown: [{ id: 'read_order#1', value: price }],
+        stated: stated.map((value, n) => ({ id: `rule ${n}`, value })),
+      };
     });
   it('is derived where another shown number and a stated one reproduce it, whatever words state the rule', () => {
     // redteam-s21e T3 ('the store keeps a $15 restocking fee'), T5 ('less a 15% fee, rounded down'), and the
@@ -137,27 +143,101 @@ describe('derivedFromShown (a shown value the stated rule derives, or a lookup)'
     const due = (days: number, k: number) => 120 + ((k * 53) % 700) + 4 * days;
     expect(derivedFromShown(desk(due, [47, 5]))).toBe(false);
     // The rule's number stated in one episode only is no rule of the task.
-    expect(derivedFromShown(desk((p) => p - 15, [3]).map((s, k) => (k === 0 ? { ...s, stated: [15] } : s)))).toBe(
-      false,
-    );
+    const once = desk((p) => p - 15, [3]).map((s, k) => (k === 0 ? { ...s, stated: [{ id: 'a fee', value: 15 }] } : s));
+    expect(derivedFromShown(once)).toBe(false);
   });
   it('learns nothing from a figure that restates another shown number (an unopened item refunded its price)', () => {
     expect(derivedFromShown(desk((p) => p, [15]))).toBe(false);
   });
+
+  // A tax desk: get_return shows income and withholding, then precheck shows the refund; the allowance and the rate
+  // are drawn per episode and named by the words before them.
+  const desk2 = (refund: (income: number, withheld: number, k: number) => number): ShownSample[] =>
+    Array.from({ length: 16 }, (_, k) => {
+      const income = 15_000 + ((k * 7_919) % 60_000);
+      const withheld = 500 + ((k * 1_231) % 9_000);
+      const allowance = [10_000, 12_000, 12_500][k % 3] as number;
+      const rate = [10, 15, 20][(k >> 1) % 3] as number;
+      return {
+        episode: k % 8,
+        level: 1,
+        value: refund(income, withheld, k),
+        shown: [
+          { id: 'get_return#0', value: withheld },
+          { id: 'get_return#1', value: income },
+        ],
+        stated: [
+          { id: 'office batch', value: 400 + k },
+          { id: 'allowance of', value: allowance },
+          { id: 'tax is', value: rate },
+          { id: 'ends after', value: 50 },
+        ],
+      };
+    });
+  const rules = (k: number) => ({
+    allowance: [10_000, 12_000, 12_500][k % 3] as number,
+    rate: [10, 15, 20][(k >> 1) % 3] as number,
+  });
+  it('is derived where a chain of steps over several shown numbers and drawn stated ones reproduces it', () => {
+    // tests/fixtures/episodic/broken-tool-leaks-answer.js at level 1: withheld - floor((income - allowance) x rate%).
+    const refund = (income: number, withheld: number, k: number) =>
+      withheld - Math.floor(((income - rules(k).allowance) * rules(k).rate) / 100);
+    expect(derivedFromShown(desk2(refund))).toBe(true);
+  });
+  it("is a lookup where the figure is the world's own, however many steps are tried", () => {
+    // The assessor's figure from a hidden adjustment: no chain of the shown and stated numbers reproduces it.
+    const hidden = (income: number, withheld: number, k: number) => withheld - ((k * 7_877 + 311) % 5_003);
+    expect(derivedFromShown(desk2(hidden))).toBe(false);
+  });
 });
 
 describe('shownSamples', () => {
-  it("takes each call that sends what the rule reads, with the read's numbers; not a value the texts state", () => {
+  it('takes each call that sends what the rule reads, with what its entity showed; not a value the texts state', () => {
     const rule = { tool: 'refund', arg: 'amount', from: 'read_order', fromEnd: 0 };
     const log = rollout([
+      call('get_order', { order_id: 'O-1' }),
       call('read_order', { order_id: 'O-1' }),
       call('refund', { order_id: 'O-1', amount: 70 }),
       call('read_order', { order_id: 'O-2' }),
       call('refund', { order_id: 'O-2', amount: 15 }),
     ]);
-    const seen = ['O-1: kettle (opened), $85. Refundable: $70.', 'ok', 'O-2: mug, $15. Refundable: $15.', 'ok'];
-    expect(shownSamples(log, seen, rule, 3, [15])).toEqual([
-      { episode: 3, value: 70, shown: [85, 70], at: 1, stated: [15] },
+    const seen = [
+      'O-1: 2 units.',
+      'O-1: kettle (opened), $85. Refundable: $70.',
+      'ok',
+      'O-2: mug, $15. Refundable: $15.',
+      'ok',
+    ];
+    const stated = [{ id: 'a fee', value: 15 }];
+    expect(shownSamples(log, seen, rule, 3, stated)).toEqual([
+      {
+        episode: 3,
+        level: 1,
+        value: 70,
+        shown: [
+          { id: 'read_order#1', value: 85 },
+          { id: 'get_order#0', value: 2 },
+        ],
+        stated,
+      },
+    ]);
+  });
+  it("reads a minus sign as the number's own, a hyphen in an id as no sign", () => {
+    const rule = { tool: 'file', arg: 'refund', from: 'precheck', fromEnd: 0 };
+    const log = rollout([call('precheck', { id: 'TR-17' }), call('file', { id: 'TR-17', refund: -1986 })]);
+    expect(shownSamples(log, ['TR-17 complete: refund -1,986.', 'ok'], rule, 0, [])).toEqual([
+      { episode: 0, level: 1, value: -1986, shown: [], stated: [] },
+    ]);
+  });
+});
+
+describe('statedOf', () => {
+  it('names each stated number by the two words before it (numbers skipped), a repeated name by its order', () => {
+    expect(statedOf(['The personal allowance of $12,000; tax is 15%, then tax is 30% above $40,000.'])).toEqual([
+      { id: 'allowance of', value: 12_000 },
+      { id: 'tax is', value: 15 },
+      { id: 'tax is#2', value: 30 },
+      { id: 'is above', value: 40_000 },
     ]);
   });
 });

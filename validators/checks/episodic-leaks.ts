@@ -9,27 +9,19 @@ import type { Action } from '../episodic/adversaries.js';
 import { copyPlan, copyRuleOf, entityShown, peerCopyPlan, shownSamples, type CopyRule } from '../episodic/copies.js';
 import { tokensOf } from '../episodic/probes.js';
 import { derivedFromShown, type ShownSample } from '../episodic/shown-derivation.js';
+import { toldOf } from '../episodic/told.js';
 import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselines.js';
 import { scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
-/** The texts the agent is given: the prompt, the task's description and its tools' descriptions. */
-const textsOf = (r: Rollout, meta: EpisodicMeta | undefined) => [
-  r.prompt ?? '',
-  meta?.description ?? '',
-  ...(meta?.tools ?? []).map((t) => t.description),
-];
-
 /**
- * What the agent knows before it acts: the tokens the texts state (never the initial state, which no policy sees:
- * redteam-s21e T5), their numbers, and the initial state's numbers for the world's bookkeeping of the agent's own
+ * What the agent knows before it acts: what the texts state (told.ts; never the initial state, which no policy sees:
+ * redteam-s21e T5), and the initial state's numbers for the world's bookkeeping of the agent's own
  * sends (`bookkept`: a balance left after its parts); null where the episode did not reset.
  */
 function knownOf(r: Rollout, initial: RolloutResult | undefined, meta: EpisodicMeta | undefined) {
   if (!initial?.ok || initial.state === undefined) return null;
-  const tokens = textsOf(r, meta).flatMap((t) => tokensOf(t));
-  const known = new Set<string>(tokens.map((t) => t.toLowerCase()));
-  const stated = [...new Set(tokens.map(Number).filter((n) => Number.isFinite(n)))];
+  const { known, stated } = toldOf(r, meta);
   const numbers = new Set<number>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(walk);
@@ -43,8 +35,8 @@ function knownOf(r: Rollout, initial: RolloutResult | undefined, meta: EpisodicM
 /**
  * The values of the reference's calls that an observation of a probe with `sent` actions (a wrong value refused) shows
  * first in the reply to the call that sent the wrong value in its place or later: the right value answered after a
- * wrong one, not stated in the texts. Each with the numbers the reference's latest reply before that call naming its
- * entity shows (`entityShown`), as a sample of a derivation (`observationLeaks`). A value shown before that call (to
+ * wrong one, not stated in the texts. Each with the numbers the reference's replies before that call naming its
+ * entity show (`entityShown`), as a sample of a derivation (`observationLeaks`). A value shown before that call (to
  * the probe or the reference) is the copy's to judge (`copyOf`: redteam-s20e S3, S5), not a revelation here.
  */
 function revelations(
@@ -67,7 +59,7 @@ function revelations(
       if (before.some((text) => shows(text, v))) return [];
       const revealed = observations.some((text, j) => j >= k && !argsOf(sent[j]).includes(v) && shows(text, v));
       const shown = revealed ? entityShown(r, r.observations ?? [], k) : [];
-      return revealed ? [{ episode: i, value: v, shown, at: -1, stated: held.stated }] : [];
+      return revealed ? [{ episode: i, level: r.level, value: v, shown, stated: held.stated }] : [];
     }),
   );
 }

@@ -4,8 +4,10 @@
 // Both are rates over the probed episodes, judged against a ceiling (chance: none).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { runRollouts, type Rollout, type RolloutResult } from '../../sandbox/rollouts.js';
-import { numbersOf, offPathCall, type OffPath, type Target } from '../episodic/adversaries.js';
-import { tokensOf } from '../episodic/probes.js';
+import { actionsOf, numbersOf, offPathCall, type OffPath, type Target } from '../episodic/adversaries.js';
+import { entityShown } from '../episodic/copies.js';
+import { derivedFromShown, type ShownSample } from '../episodic/shown-derivation.js';
+import { toldOf } from '../episodic/told.js';
 import { adversaryFamily } from './episodic-ablation.js';
 import { fixedProbes, type ScoredProbe } from './episodic-baselines.js';
 import type { EpisodicCheck, EpisodicContext } from './episodic.js';
@@ -14,19 +16,52 @@ import type { Finding } from './rules.js';
 /** An observation with its numbers masked: what stays is what a value's side can change ("too high", "too low"). */
 export const shapeOf = (text: string) => text.replace(/-?\$?\d[\d,]*(?:\.\d+)?/g, '#');
 
-/** Values the agent is given: the prompt's tokens and every scalar of the initial state. */
-function knownOf(r: Rollout, initial: RolloutResult | undefined): Set<string> {
-  const known = new Set<string>([...tokensOf(r.prompt ?? ''), ...numbersOf(r.prompt ?? '').map(String)]);
+/** Every scalar of the initial state, as text. */
+function storedOf(initial: RolloutResult | undefined): Set<string> {
+  const stored = new Set<string>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
-    else known.add(String(v).toLowerCase());
+    else stored.add(String(v).toLowerCase());
   };
   if (initial?.ok) walk(initial.state);
-  return known;
+  return stored;
 }
-const computed = (t: Target, known: Set<string>) =>
-  !(Number.isInteger(t.value) && Math.abs(t.value) < 100) && !known.has(String(t.value));
+const argKey = (ref: Rollout, t: Target) => `${actionsOf(ref)[t.index]?.tool ?? ''}.${t.arg}`;
+
+/**
+ * Which targets a probe may not reveal: values the texts do not state (told.ts) and not small counts; a number the
+ * initial state stores is the world's lookup (a price a refusal names: redteam-s20e honest-last-listed) unless the
+ * references' values of that argument are derived from what their entities showed (shown-derivation.ts: a stored
+ * answer, redteam-s21e T5, is judged as any computed value).
+ */
+function computedOf(ctx: EpisodicContext, probes: readonly ScoredProbe[], initial: Map<number, RolloutResult>) {
+  const byKey = new Map<string, ShownSample[]>();
+  const seen = new Set<string>();
+  for (const s of probes) {
+    const t = s.probe.offPath?.target;
+    const ref = ctx.refs[s.probe.of] as Rollout;
+    if (!t || seen.has(`${s.probe.of}|${t.index}|${t.arg}`)) continue;
+    seen.add(`${s.probe.of}|${t.index}|${t.arg}`);
+    const shown = entityShown(ref, ref.observations ?? [], t.index);
+    const list = byKey.get(argKey(ref, t)) ?? [];
+    list.push({ episode: s.probe.of, level: ref.level, value: t.value, shown, stated: toldOf(ref, ctx.meta).stated });
+    byKey.set(argKey(ref, t), list);
+  }
+  const derived = new Set([...byKey].filter(([, samples]) => derivedFromShown(samples)).map(([key]) => key));
+  const memo = new Map<number, { known: Set<string>; stored: Set<string> }>();
+  return (i: number, t: Target): boolean => {
+    const ref = ctx.refs[i] as Rollout;
+    let given = memo.get(i);
+    if (!given) memo.set(i, (given = { known: toldOf(ref, ctx.meta).known, stored: storedOf(initial.get(i)) }));
+    const v = String(t.value).toLowerCase();
+    return (
+      !(Number.isInteger(t.value) && Math.abs(t.value) < 100) &&
+      !given.known.has(v) &&
+      (!given.stored.has(v) || derived.has(argKey(ref, t)))
+    );
+  };
+}
 const actionsText = (s: ScoredProbe) =>
   s.probe.request.policy.type === 'replay'
     ? JSON.stringify(s.probe.request.policy.actions.slice(0, 6)).slice(0, 400)
@@ -52,11 +87,15 @@ export const episodicOffPath: EpisodicCheck = {
         const initial = new Map(
           scored.filter((s) => s.probe.family === 'no-action').map((s) => [s.probe.of, s.result]),
         );
+        const computed = computedOf(
+          ctx,
+          scored.filter((s) => s.probe.family === 'off-path'),
+          initial,
+        );
         const leaked: Array<{ episode: Rollout; hit: ScoredProbe | null }> = [];
         const bisect: Comparator[] = [];
         for (const i of episodes) {
           const ref = ctx.refs[i] as Rollout;
-          const known = knownOf(ref, initial.get(i));
           // Only replies the agent can still act on count: a call that ends the episode leaks nothing usable.
           const mine = scored.filter(
             (s) =>
@@ -65,7 +104,7 @@ export const episodicOffPath: EpisodicCheck = {
               s.probe.offPath &&
               s.result.ok &&
               s.result.end !== 'done' &&
-              computed(s.probe.offPath.target, known),
+              computed(i, s.probe.offPath.target),
           );
           if (mine.length === 0) continue;
           const values = new Set(mine.map((s) => (s.probe.offPath as OffPath).target.value));

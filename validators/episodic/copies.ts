@@ -4,7 +4,7 @@
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
 import { tokensOf } from './probes.js';
-import type { ShownSample } from './shown-derivation.js';
+import { MAX_SHOWN, type Given, type ShownSample } from './shown-derivation.js';
 
 /** Where a copy policy reads a call's value: the reply of `from` naming the call's entity, its `fromEnd`-th number. */
 export interface CopyRule {
@@ -14,8 +14,9 @@ export interface CopyRule {
   fromEnd: number;
 }
 
+/** A reply's numbers, a minus sign read as a number's own ('refund -1986', '-$40'), never a hyphen ('TR-1986'). */
 const numbersIn = (text: string): number[] =>
-  tokensOf(text)
+  tokensOf(text.replace(/(^|[\s(:=])-\$?(?=\d)/g, '$1$$-'))
     .map(Number)
     .filter((n) => Number.isFinite(n));
 const idsOf = (a: Action): string[] =>
@@ -34,16 +35,27 @@ function entityNumbers(call: Action, other: Action | undefined, reply: string): 
   return lines.length === 0 ? null : numbersIn(lines.join('\n'));
 }
 
-/** The numbers of the latest reply before call `k` that belong to its entity (`entityNumbers`), or none. */
-export function entityShown(r: Rollout, observations: string[], k: number): number[] {
+/**
+ * The numbers the world showed of call `k`'s entity before it: the latest reply of each tool that belongs to its
+ * entity (`entityNumbers`), latest first, each named by its tool and place from the end, up to `MAX_SHOWN`; `skip` (a
+ * reply's index and a place in it: the copied value itself) left out.
+ */
+export function entityShown(r: Rollout, observations: string[], k: number, skip?: { j: number; at: number }): Given[] {
   const acts = actionsOf(r);
   const call = acts[k];
   if (!call || acts.length !== r.actions.length) return [];
-  for (let j = k - 1; j >= 0; j--) {
-    const shown = entityNumbers(call, acts[j], observations[j] ?? '');
-    if (shown && shown.length > 0) return shown;
+  const out: Given[] = [];
+  const tools = new Set<string>();
+  for (let j = k - 1; j >= 0 && out.length < MAX_SHOWN; j--) {
+    const other = acts[j] as Action;
+    const shown = tools.has(other.tool) ? null : entityNumbers(call, other, observations[j] ?? '');
+    if (!shown || shown.length === 0) continue;
+    tools.add(other.tool);
+    for (let at = shown.length - 1; at >= 0 && out.length < MAX_SHOWN; at--)
+      if (skip?.j !== j || skip.at !== at)
+        out.push({ id: `${other.tool}#${shown.length - 1 - at}`, value: shown[at] as number });
   }
-  return [];
+  return out;
 }
 
 /**
@@ -102,7 +114,7 @@ export function copySources(
   r: Rollout,
   observations: string[],
   rule: CopyRule,
-): ({ shown: number[]; at: number } | undefined)[] {
+): ({ shown: number[]; at: number; j: number } | undefined)[] {
   const acts = actionsOf(r);
   return acts.map((call, i) => {
     if (call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number') return undefined;
@@ -111,7 +123,7 @@ export function copySources(
       if (other.tool !== rule.from) continue;
       const shown = entityNumbers(call, other, observations[j] ?? '');
       const at = shown ? shown.length - 1 - rule.fromEnd : -1;
-      if (shown && at >= 0) return { shown, at };
+      if (shown && at >= 0) return { shown, at, j };
     }
     return undefined;
   });
@@ -124,20 +136,21 @@ export function copiedValues(r: Rollout, observations: string[], rule: CopyRule)
 
 /**
  * The reference's copied values as samples of a derivation (shown-derivation.ts): each call of `rule.tool` that sends
- * the value `rule` reads, not one the texts state (`known`), with its reply's numbers and the texts' numbers.
+ * the value `rule` reads, not one the texts state, with what the world showed of its entity (the read value aside)
+ * and the texts' numbers.
  */
 export function shownSamples(
   r: Rollout,
   observations: string[],
   rule: CopyRule,
   episode: number,
-  stated: readonly number[],
+  stated: readonly Given[],
 ): ShownSample[] {
   const acts = actionsOf(r);
   return copySources(r, observations, rule).flatMap((s, i) => {
     const v = acts[i]?.args[rule.arg];
-    return s && typeof v === 'number' && v === s.shown[s.at] && !stated.includes(v)
-      ? [{ episode, value: v, ...s, stated }]
+    return s && typeof v === 'number' && v === s.shown[s.at] && !stated.some((g) => g.value === v)
+      ? [{ episode, level: r.level, value: v, shown: entityShown(r, observations, i, s), stated }]
       : [];
   });
 }
