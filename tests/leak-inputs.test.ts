@@ -63,6 +63,9 @@ describe('judgeInputs', () => {
     expect(isTaskInputs(few, last(few))).toBe(false);
     const own = samples(rows, (i) => noise(i, 99) + 1000).slice(0, FEW_READS + 4);
     expect(isTaskInputs(own, last(own))).toBe(true);
+    // 25 reads over eight levels, three or four a level: the folds alternate across levels, 13 and 12 reads.
+    const spread = column.slice(0, FEW_READS + 1).map((s, i) => ({ ...s, level: 1 + (i % 8) }));
+    expect(isTaskInputs(spread, last(spread))).toBe(false);
   });
 
   it('asks a fit on few reads to be exact beyond their noise, and a looser fit for MIN_READS', () => {

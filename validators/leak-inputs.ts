@@ -292,13 +292,12 @@ export interface InputsJudgement {
 export function judgeInputs(samples: readonly InputSample[], readOf: (i: number) => Read | undefined): InputsJudgement {
   const reads = samples.map((_, i) => readOf(i));
   const levels = samples.map((s) => s.level);
+  // Reads alternate between the folds in level order: each level split evenly, and the folds one read apart in all (a
+  // level's odd read may not always fall in one fold: 25 reads over 8 levels would leave one fold under MIN_PAIRS).
   const fold = samples.map(() => -1);
-  const seen = new Map<number, number>();
-  reads.forEach((r, i) => {
-    if (!r) return;
-    const n = seen.get(levels[i] as number) ?? 0;
-    fold[i] = n % 2;
-    seen.set(levels[i] as number, n + 1);
+  const order = reads.flatMap((r, i) => (r ? [i] : [])).sort((a, b) => (levels[a] as number) - (levels[b] as number));
+  order.forEach((i, k) => {
+    fold[i] = k % 2;
   });
   const width = Math.max(0, ...reads.map((r) => r?.indices.length ?? 0));
   const quantities: Column[] = [
