@@ -292,13 +292,14 @@ export interface InputsJudgement {
 export function judgeInputs(samples: readonly InputSample[], readOf: (i: number) => Read | undefined): InputsJudgement {
   const reads = samples.map((_, i) => readOf(i));
   const levels = samples.map((s) => s.level);
-  // Reads alternate between the folds in level order: each level split evenly, and the folds one read apart in all (a
-  // level's odd read may not always fall in one fold: 25 reads over 8 levels would leave one fold under MIN_PAIRS).
-  const fold = samples.map(() => -1);
-  const order = reads.flatMap((r, i) => (r ? [i] : [])).sort((a, b) => (levels[a] as number) - (levels[b] as number));
-  order.forEach((i, k) => {
-    fold[i] = k % 2;
-  });
+  // Reads alternate between the folds within each level; where a level's odd read, always in the first fold, leaves
+  // the second under MIN_PAIRS (25 reads over 8 levels, rt28s N2), in level order: the folds one read apart.
+  const at = reads.flatMap((r, i) => (r ? [i] : []));
+  let fold = samples.map((_, i) => (reads[i] ? at.filter((j) => j < i && levels[j] === levels[i]).length % 2 : -1));
+  if (fold.filter((f) => f === 1).length < MIN_PAIRS) {
+    const order = [...at].sort((a, b) => (levels[a] as number) - (levels[b] as number));
+    fold = samples.map((_, i) => (reads[i] ? order.indexOf(i) % 2 : -1));
+  }
   const width = Math.max(0, ...reads.map((r) => r?.indices.length ?? 0));
   const quantities: Column[] = [
     reads.map((r) => r?.value),
@@ -336,11 +337,9 @@ export function isTaskInputs(samples: readonly InputSample[], readOf: (i: number
 }
 
 /**
- * Whether a held-out fit on few reads is exact beyond their noise (redteam-s22s N2: a leak confined to one store in
- * eight, a level, a branch, pays fewer than MIN_READS): the unexplained share's upper bound, NOISE_Z spreads of a
- * variance read on n pairs above it (its spread is √(2/n)), stays within DETERMINED's. A relation the unread numbers
- * fix to the cent (a fit of 1.0) passes on 24 reads; a fit as loose as MIN_READS allow needs MIN_READS, and rank
- * dependence and growth, noisier, are read only there.
+ * Whether a held-out fit on few reads is exact beyond their noise (rt28s N2: a leak in one store of eight, a level, a
+ * branch): the unexplained share, raised by NOISE_Z spreads of a variance read on n pairs (√(2/n)), within
+ * DETERMINED's. A fit of 1.0 passes on 24 reads; looser fits, rank dependence and growth are read on MIN_READS.
  */
 export function exactOnFew(determined: number, reads: number): boolean {
   const unexplained = (1 - determined) * (1 + NOISE_Z * Math.sqrt(2 / Math.max(1, reads)));
