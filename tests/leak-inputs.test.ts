@@ -2,7 +2,16 @@
 // on its own in a prompt of fixed shape is the task's input; a subtotal of the lines, a signed balance of labelled
 // entries, a count, or any read while the unread content grows with the level is a shortcut past the task.
 import { describe, expect, it } from 'vitest';
-import { type InputSample, isTaskInputs, judgeInputs, MIN_READS, type Read } from '../validators/leak-inputs.js';
+import {
+  DETERMINED,
+  exactOnFew,
+  FEW_READS,
+  type InputSample,
+  isTaskInputs,
+  judgeInputs,
+  MIN_READS,
+  type Read,
+} from '../validators/leak-inputs.js';
 import { numberLabels, promptNumbers } from '../validators/prompt-numbers.js';
 
 const noise = (i: number, k: number) => ((i + 3) * 7919 * (k + 5)) % 997;
@@ -37,13 +46,33 @@ describe('judgeInputs', () => {
     expect(isTaskInputs(s, last(s))).toBe(true);
   });
 
-  it('judges nothing, and reads nothing, for a relation paid on fewer instances than MIN_READS', () => {
+  it('judges nothing, and reads nothing, for a relation paid on fewer instances than FEW_READS', () => {
     const count = samples(rows, (_, l) => l.length * 10 + 1);
     expect(isTaskInputs(count, last(count))).toBe(false);
     let read = 0;
-    const few = count.slice(0, MIN_READS - 1);
+    const few = count.slice(0, FEW_READS - 1);
     expect(isTaskInputs(few, (i) => (read++, last(few)(i)))).toBe(true);
     expect(read).toBe(0);
+  });
+
+  // rt28s N2: a leak confined to one store in eight pays about 25 instances; exact there, it is as sure as 40 reads.
+  it('reads a relation the unread numbers fix exactly as a shortcut on fewer than MIN_READS reads', () => {
+    const column = samples(rows, (_, l) => numbersOf(l).reduce((a, [, y]) => a + (y as number), 0));
+    const few = column.slice(0, FEW_READS + 4);
+    expect(few.length).toBeLessThan(MIN_READS);
+    expect(isTaskInputs(few, last(few))).toBe(false);
+    const own = samples(rows, (i) => noise(i, 99) + 1000).slice(0, FEW_READS + 4);
+    expect(isTaskInputs(own, last(own))).toBe(true);
+    // 25 reads over eight levels, three or four a level: the folds alternate across levels, 13 and 12 reads.
+    const spread = column.slice(0, FEW_READS + 1).map((s, i) => ({ ...s, level: 1 + (i % 8) }));
+    expect(isTaskInputs(spread, last(spread))).toBe(false);
+  });
+
+  it('asks a fit on few reads to be exact beyond their noise, and a looser fit for MIN_READS', () => {
+    expect(exactOnFew(1, FEW_READS)).toBe(true);
+    expect(exactOnFew(0.95, MIN_READS - 1)).toBe(true);
+    expect(exactOnFew(DETERMINED + 0.01, MIN_READS - 1)).toBe(false);
+    expect(exactOnFew(0.95, FEW_READS)).toBe(false);
   });
 
   it('reads a subtotal of the lines, a sum of a column and a count as determined by the unread numbers', () => {

@@ -112,6 +112,30 @@ describe('memorised-pool', () => {
     expect(drawn.gain).toBeLessThan(0.1);
   });
 
+  it('finds a pool whose quantities take a unit drawn per instance: a quantity is its value (rt28s N5)', () => {
+    const length = (r: (lo: number, hi: number) => number, m: number) =>
+      [`${m} metres`, `${m / 1000} km`, `${m * 100} cm`][r(0, 2)] as string;
+    const speed = (r: (lo: number, hi: number) => number, perMinute: number) =>
+      [`${perMinute} m/min`, `${(perMinute * 60) / 1000} km per hour`, `${perMinute / 60} metres a second`][r(0, 2)];
+    const walk = (r: (lo: number, hi: number) => number, m: number, perMinute: number) => ({
+      text: `A path of ${length(r, m)}, walked at ${speed(r, perMinute)}. How many minutes?`,
+      answer: String(m / perMinute),
+    });
+    const table = (level: number) => Array.from({ length: 12 }, (_, i) => [60 * (i + 10 * level), 60]);
+    const pool = memorisedGain(
+      samples((r, level) => walk(r, ...(table(level)[r(0, 11)] as [number, number]))),
+      10,
+      3,
+    );
+    expect(pool.gain).toBeGreaterThan(0.25);
+    const drawn = memorisedGain(
+      samples((r, level) => walk(r, 60 * r(10 * level, 10 * level + 200), 60)),
+      10,
+      3,
+    );
+    expect(drawn.gain).toBeLessThan(0.1);
+  });
+
   it('finds a pool of word problems, and no pool where the words are drawn', () => {
     const WORDS = ['amber', 'birch', 'cedar', 'delta', 'ember', 'fjord', 'gravel', 'harbor', 'island', 'jasper'];
     const sortOf = (list: string[]) => ({ text: `Sort: ${list.join(', ')}.`, answer: [...list].sort().join(' ') });

@@ -3,6 +3,7 @@
 // labelled sums, aggregates and the prompt's structure, its groups' sizes too; or held-out rank dependence), or (b) the
 // unread content grows with the level AND the reads co-vary with its size within a level. Growth alone is difficulty
 // (distractors), no evidence. Otherwise it reads the task's own inputs and is the task, whatever the count of numbers.
+// On fewer than MIN_READS reads only (a)'s fit is read, and only a fit exact beyond those reads' noise is a leak.
 import { promptStructure } from './prompt-numbers.js';
 
 /** One instance as this test sees it: its level, its numbers, the line and the label of each number, its prompt. */
@@ -31,12 +32,14 @@ export const GROWTH = 0.5;
 /** Held-out within-level rank correlation of a read quantity with the unread content's size at or above which the
  * reads follow the growing content (b): weaker than DEPENDENCE, as it counts only together with growth. */
 export const COVARIES = 0.3;
-/** Reads below which nothing is judged (the relation is the task), and the z a rank dependence must reach over the
- * noise of that many pairs (a held-out correlation's spread is 1/√n): a few instances show no dependence. */
+/** Reads below which a relation is judged by exactness alone (`exactOnFew`), and the z a rank dependence must reach
+ * over the noise of that many pairs (a held-out correlation's spread is 1/√n): a few instances show no dependence. */
 export const MIN_READS = 40;
 const NOISE_Z = 4;
 /** Instances with a value and a feature below which a correlation or a fit is not read. */
 const MIN_PAIRS = 12;
+/** Reads below which nothing is judged (the relation is the task): two folds of MIN_PAIRS, the fewest a fit reads. */
+export const FEW_READS = 2 * MIN_PAIRS;
 /** The unread numbers at places from the start and the end that are features of their own. */
 const PLACES = 4;
 /** Labels whose unread numbers' sum is a feature of its own (those most instances print), and the fit's size. */
@@ -289,14 +292,14 @@ export interface InputsJudgement {
 export function judgeInputs(samples: readonly InputSample[], readOf: (i: number) => Read | undefined): InputsJudgement {
   const reads = samples.map((_, i) => readOf(i));
   const levels = samples.map((s) => s.level);
-  const fold = samples.map(() => -1);
-  const seen = new Map<number, number>();
-  reads.forEach((r, i) => {
-    if (!r) return;
-    const n = seen.get(levels[i] as number) ?? 0;
-    fold[i] = n % 2;
-    seen.set(levels[i] as number, n + 1);
-  });
+  // Reads alternate between the folds within each level; where a level's odd read, always in the first fold, leaves
+  // the second under MIN_PAIRS (25 reads over 8 levels, rt28s N2), in level order: the folds one read apart.
+  const at = reads.flatMap((r, i) => (r ? [i] : []));
+  let fold = samples.map((_, i) => (reads[i] ? at.filter((j) => j < i && levels[j] === levels[i]).length % 2 : -1));
+  if (fold.filter((f) => f === 1).length < MIN_PAIRS) {
+    const order = [...at].sort((a, b) => (levels[a] as number) - (levels[b] as number));
+    fold = samples.map((_, i) => (reads[i] ? order.indexOf(i) % 2 : -1));
+  }
   const width = Math.max(0, ...reads.map((r) => r?.indices.length ?? 0));
   const quantities: Column[] = [
     reads.map((r) => r?.value),
@@ -325,9 +328,20 @@ export function judgeInputs(samples: readonly InputSample[], readOf: (i: number)
  * grow with the level while the reads follow its size (growth alone is a difficulty matter: distractors).
  */
 export function isTaskInputs(samples: readonly InputSample[], readOf: (i: number) => Read | undefined): boolean {
-  // Fewer instances than MIN_READS hold fewer reads: nothing is judged (tested first: most relations pay rarely).
-  if (samples.length < MIN_READS) return true;
+  // Fewer instances than FEW_READS hold fewer reads: nothing is judged (tested first: most relations pay rarely).
+  if (samples.length < FEW_READS) return true;
   const j = judgeInputs(samples, readOf);
-  if (j.reads < MIN_READS) return true;
+  if (j.reads < FEW_READS) return true;
+  if (j.reads < MIN_READS) return !exactOnFew(j.determined, j.reads);
   return j.determined < DETERMINED && j.dependence < DEPENDENCE && (j.growth < GROWTH || j.covaries < COVARIES);
+}
+
+/**
+ * Whether a held-out fit on few reads is exact beyond their noise (rt28s N2: a leak in one store of eight, a level, a
+ * branch): the unexplained share, raised by NOISE_Z spreads of a variance read on n pairs (√(2/n)), within
+ * DETERMINED's. A fit of 1.0 passes on 24 reads; looser fits, rank dependence and growth are read on MIN_READS.
+ */
+export function exactOnFew(determined: number, reads: number): boolean {
+  const unexplained = (1 - determined) * (1 + NOISE_Z * Math.sqrt(2 / Math.max(1, reads)));
+  return unexplained <= 1 - DETERMINED;
 }

@@ -5,6 +5,7 @@ import { normalizeAnswer } from './answers.js';
 import { maskLevelEchoes } from './echoed-parts.js';
 import { CONTRACT_LIMITS } from '../contract/schema.js';
 import { numbersAsValues } from './number-words.js';
+import { quantitiesAsValues } from './quantity-units.js';
 import { lowerBound } from './stats.js';
 
 /** One sampled instance: its level, prompt and normalised reference answer. */
@@ -20,13 +21,14 @@ type Parts = Map<string, string>;
 const TOKEN = /\d+(?:[.,]\d+)*|\p{L}+/gu;
 /**
  * The whole prompt is read (the contract's limit: a pool's problem may follow a long history or document, rt27s S5),
- * its numbers as values: "12", "twelve", "XII", "1 ten 2 ones" are one (rt27s S1).
+ * its numbers as values: "12", "twelve", "XII", "1 ten 2 ones" are one (rt27s S1); its quantities in their dimension's
+ * base unit: "1.2 cubic metres" and "1200 litres", "30 litres a minute" and "1800 L/h" are one (rt28s N5).
  */
 function readPart(prompt: string): string {
   let read = lastRead.get(prompt);
   if (read === undefined) {
     if (lastRead.size >= MAX_READ) lastRead.clear();
-    read = numbersAsValues(prompt.slice(0, CONTRACT_LIMITS.maxPromptChars));
+    read = quantitiesAsValues(numbersAsValues(prompt.slice(0, CONTRACT_LIMITS.maxPromptChars)));
     lastRead.set(prompt, read);
   }
   return read;
