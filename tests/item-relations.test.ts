@@ -3,7 +3,7 @@
 // the list is printed in the order the task computes, is read beyond chance however it is written; the same worlds
 // printed in an order or a form that tells nothing are not.
 import { describe, expect, it } from 'vitest';
-import { leavesOrdered, outsideOf, PLACES } from '../validators/item-relations.js';
+import { leavesOrdered, outsideOf, PLACES, relationFeatures } from '../validators/item-relations.js';
 import { printedLetters, printedValues } from '../validators/printed-tokens.js';
 import { ITEMS } from '../validators/leak-items.js';
 import { promptItemLists } from '../validators/leak-lists.js';
@@ -190,6 +190,15 @@ describe("the list items reader: an item's letters in a code, an item out of the
     expect(leavesOrdered(['a', 'b', 'z', 'c', 'd'])).toEqual([false, false, true, false, false]);
     expect(leavesOrdered([5, 4, 4, 9, 1])).toEqual([false, false, false, true, false]);
     expect(leavesOrdered(['a', 'b', 'c'])).toEqual([true, true, true]);
+  });
+  it("relates an item's opening letters, its words' initials and its last letter to a code's letters", () => {
+    const prompt = 'Report NB-12, filed as x417.txt\n- North Bay: 3\n- Old Quay: 4\n- Sandfox: 5\n- Kings Reach: 6';
+    const items = promptItemLists(prompt)[0] ?? [];
+    const of = new Map(relationFeatures(prompt, items, (t) => t.slice(0, -1)));
+    expect(of.get('opening letters or initials of its name printed as a code outside the list (1 if so)')).toEqual([
+      1, 0, 0, 0,
+    ]);
+    expect(of.get('last letter of its name printed as a code outside the list (1 if so)')).toEqual([0, 0, 1, 0]);
   });
   it('the winner spliced into a sorted list, or named by a code of its initial: read far above 1/K', () => {
     for (const samples of [bulletin(true, 'random'), bulletin(false, 'winner')]) {
