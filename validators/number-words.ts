@@ -143,9 +143,10 @@ const ORDINAL_WORDS: Record<string, string> = {
 };
 const cardinalWord = (w: string) =>
   ORDINAL_WORDS[w] ?? (w.endsWith('ieth') ? `${w.slice(0, -4)}y` : w.endsWith('th') ? w.slice(0, -2) : w);
-/** A whole number as an answer writes it: a sign, "No."/"#"/"number" before, an ordinal suffix, "place", "of 9" after. */
-const WRITTEN_INTEGER =
-  /^(?:(?:no\.?|number|#)\s*)?([+-]?\d{1,6})(?:st|nd|rd|th)?\.?(?:\s+place)?(?:\s+(?:out\s+)?of\s+\d+)?$/;
+/** A whole number as an answer writes it: a sign, "No." or "#" before, an ordinal suffix, "place", "of 9" after. */
+const WRITTEN_INTEGER = new RegExp(
+  '^(?:(?:no\\.?|number|#)\\s*)?([+-]?\\d{1,6})(?:st|nd|rd|th)?\\.?' + '(?:\\s+place)?(?:\\s+(?:out\\s+)?of\\s+\\d+)?$',
+);
 
 /**
  * The whole number an answer states (rt29s P2: "8th" is 8 to every reader of a place), written in digits with its
