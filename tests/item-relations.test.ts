@@ -70,29 +70,37 @@ function stations(form: Form, count = 80): ReaderSample[] {
 /** How race results are printed: by time (the order the places are computed in), reversed, or in bib order. */
 type Order = 'by time' | 'slowest first' | 'bib order';
 /** A race's results and a question about one runner: its place (or how many finished ahead of it). */
-function race(order: Order, ask: 'place' | 'ahead' | 'who', inline = false, count = 80): ReaderSample[] {
+type Ask = 'place' | 'ahead' | 'who' | 'bib' | 'ordinal';
+function race(order: Order, ask: Ask, inline = false, count = 80): ReaderSample[] {
   return Array.from({ length: count }, (_, i) => {
     const r = rng(i + 5);
     const runners = shuffled(NAMES, r)
       .slice(0, 4 + (i % 5))
-      .map((name, k) => ({ name, time: 900 + 37 * ((k * 5) % 9) + r(30) }));
+      .map((name, k) => ({ name, time: 900 + 37 * ((k * 5) % 9) + r(30), bib: 100 + 7 * k + r(6) }));
     const ranked = [...runners].sort((a, b) => a.time - b.time);
     const shown = order === 'by time' ? ranked : order === 'slowest first' ? [...ranked].reverse() : runners;
     const asked = runners[r(runners.length)] as (typeof runners)[number];
     const place = ranked.indexOf(asked) + 1;
-    const rows = shown.map((x) => `${x.name} (${x.time} s)`);
+    const rows = shown.map((x) => (ask === 'bib' ? `#${x.bib} ${x.name} (${x.time} s)` : `${x.name} (${x.time} s)`));
     const list = inline ? `Results: ${rows.join(', ')}.` : `Results:\n${rows.map((x) => `- ${x}`).join('\n')}\n`;
     const question =
       ask === 'place'
         ? `In what place did ${asked.name} finish?`
         : ask === 'ahead'
           ? `How many runners finished ahead of ${asked.name}?`
-          : `Who finished in place ${place}?`;
-    const answer = ask === 'place' ? String(place) : ask === 'ahead' ? String(place - 1) : asked.name;
+          : ask === 'bib'
+            ? `How many runners beat number ${asked.bib}?`
+            : ask === 'ordinal'
+              ? `Where did ${asked.name} finish? Give the place as an ordinal.`
+              : `Who finished in place ${place}?`;
+    const ordinal = (n: number) => `${n}${['th', 'st', 'nd', 'rd'][n] ?? 'th'}`;
+    const answer = { place: String(place), ahead: String(place - 1), bib: String(place - 1), ordinal: ordinal(place) }[
+      ask as string
+    ];
     return {
       seed: i,
       level: 1 + (i % 2),
-      reference: `<answer>${answer}</answer>`,
+      reference: `<answer>${answer ?? asked.name}</answer>`,
       instance: { prompt: `${list} ${question}` },
     };
   });
@@ -216,8 +224,25 @@ describe('the named places reader: the place in its list of the item the questio
     expect(overall?.rate).toBe(1);
     expect(overall?.chance).toBeLessThan(0.4);
   });
+  it.each<Ask>(['bib', 'ordinal'])(
+    'results printed by time, the runner named by a number or the place an ordinal (%s, rt29s P1, P2): read',
+    (ask) => {
+      const overall = pooled(race('by time', ask), PLACES);
+      expect(overall?.rate).toBe(1);
+      expect(overall?.chance).toBeLessThan(0.4);
+    },
+  );
+  it("the prompt declares the printed order the one asked (a queue front to back, rt29s Q1): the task's own", () => {
+    const queue = race('by time', 'ahead').map((s) => ({
+      ...s,
+      instance: { prompt: s.instance.prompt.replace('Results:', 'The queue, from the front to the back:') },
+    }));
+    const overall = pooled(queue, PLACES);
+    expect(overall?.rate).toBe(1);
+    expect(overall?.chance).toBe(1);
+  });
   it("results in bib order: the named runner's place tells nothing", () => {
-    for (const ask of ['place', 'ahead'] as const) {
+    for (const ask of ['place', 'ahead', 'bib', 'ordinal'] as const) {
       const overall = pooled(race('bib order', ask), PLACES);
       expect(overall).not.toBeNull();
       expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.2);

@@ -1,7 +1,7 @@
 // The hack stage's variant probes (validators/probe-variants.ts): a quantity without the unit the prompt fixes is the
 // same answer (rt28s N8), while leaving out its number, or any item of a real list, is another answer.
 import { describe, expect, it } from 'vitest';
-import { unitDropped, variantProbes } from '../validators/probe-variants.js';
+import { unitDropped, unitSwaps, variantProbes } from '../validators/probe-variants.js';
 import { shapeOf } from '../validators/answers.js';
 import type { ProbeTarget } from '../validators/probe-types.js';
 
@@ -26,6 +26,21 @@ describe('variant probes', () => {
     expect(unitDropped('103 kg', 'How many minutes does the tap take?')).toBeNull();
     expect(unitDropped('New York', PROMPT)).toBeNull();
     expect(unitDropped('3 kg, 5 kg', PROMPT)).toBeNull();
+  });
+
+  it('takes a word after the number that tells answers apart for content, not a unit (rt29s U1)', () => {
+    const clock = 'When does the flight land? Give it on the 12-hour clock with am or pm, e.g. <answer>4 pm</answer>.';
+    const peer = (a: string) => ({ seed: 2, level: 1, reference: `<answer>${a}</answer>`, instance: { prompt: '' } });
+    // The prompt offers the other word, or the level's references use it: the bare number is no form of the answer.
+    expect(unitDropped('4 pm', clock)).toBeNull();
+    expect(unitSwaps('4 pm', clock)).toEqual(['4 am']);
+    const compass = 'Give the latitude of the wreck in degrees, as <answer>52 N</answer>.';
+    expect(unitDropped('52 N', compass, [peer('17 S')] as never)).toBeNull();
+    expect(unitSwaps('52 N', compass, [peer('17 S'), peer('3 N')] as never)).toEqual(['52 S']);
+    // A unit every reference shares, singular or plural, stays a unit.
+    const tap = 'How many hours does the tap take to fill the tank? Reply as <answer>X hours</answer>.';
+    expect(unitDropped('3 hours', tap, [peer('1 hour'), peer('5 hours')] as never)).toBe('3');
+    expect(unitSwaps('3 hours', tap, [peer('1 hour'), peer('5 hours')] as never)).toEqual([]);
   });
 
   it('calls a bare number the same answer, its unit alone or a list item left out another answer', () => {

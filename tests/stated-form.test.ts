@@ -107,6 +107,12 @@ describe('stated-form', () => {
     expect(statedLengthCredit(s.instance.prompt, s.reference.replace(/<\/?answer>/g, ''))).toBe(1);
     expect(statedLengthCredit(s.instance.prompt, 'zz')).toBe(0);
   });
+
+  it('forgives only the rules that read the asked length: the answer printed in bold is a leak (rt29s L1)', () => {
+    const bold = pooled(spelling('Which word has exactly {n} letters?', 80, true), ITEMS);
+    expect(bold?.rate).toBe(1);
+    expect(bold?.chance).toBeLessThan(0.5);
+  });
 });
 
 describe('stated-form: an initial or an order the question asks for (rt28s N3, N4)', () => {
@@ -121,17 +127,21 @@ describe('stated-form: an initial or an order the question asks for (rt28s N3, N
     expect(statedOrderCredit(`${list}Which word is longest?`, 'window')).toBe(0);
   });
   it('judges the order and letter relations against checking what is asked; a leak asked otherwise', () => {
-    for (const [asked, other] of [
-      ['Which word is out of alphabetical order?', 'Which word scored most?'],
-      ['Which word begins with {L}?', 'Which word scored most? (Ref. {L}/{n})'],
+    for (const [asked, other, moved] of [
+      ['Which word is out of alphabetical order?', 'Which word scored most?', 2],
+      ['Which word begins with {L}?', 'Which word scored most? (Ref. {L}/{n})', 0],
     ] as const) {
-      const judged = pooled(unsorted(asked), ITEMS);
-      expect(judged?.rate).toBeGreaterThan(0.9);
+      const judged = pooled(unsorted(asked, 80, moved), ITEMS);
+      expect(judged?.rate).toBeGreaterThan(0.8);
       expect((judged?.rate ?? 0) - (judged?.chance ?? 0)).toBeLessThan(0.1);
       const leak = pooled(unsorted(other), ITEMS);
       expect(leak?.rate).toBeGreaterThan(0.9);
       expect(leak?.chance).toBeLessThan(0.5);
     }
+    // The initial asked and the answer also out of the list's order: the order, a second tell, is a leak (rt29s L1).
+    const second = pooled(unsorted('Which word begins with {L}?'), ITEMS);
+    expect(second?.rate).toBeGreaterThan(0.9);
+    expect(second?.chance).toBeLessThan(0.5);
   });
 });
 
@@ -139,14 +149,14 @@ const WORDS = 'cat owl bird frog apple chair basket candle lantern diamond backp
 
 const INITIALS = 'apple bird cat drum eel fig goat hat ink jam kite lamp'.split(' ');
 
-/** Words of distinct initials listed alphabetically, the answer moved two rows on; {L} its initial, in capitals. */
-function unsorted(question: string, count = 80): ReaderSample[] {
+/** Words of distinct initials listed alphabetically, the answer moved `moved` rows on; {L} its initial, in capitals. */
+function unsorted(question: string, count = 80, moved = 2): ReaderSample[] {
   return Array.from({ length: count }, (_, i) => {
     const r = rng(i + 7);
     const words = INITIALS.filter(() => r(3) > 0).slice(0, 8);
     const at = r(words.length - 2);
     const [answer] = words.splice(at, 1) as [string];
-    words.splice(at + 2, 0, answer);
+    words.splice(at + moved, 0, answer);
     const prompt = [
       'The list:',
       ...words.map((w) => `- ${w}: ${r(90)} points`),
@@ -158,7 +168,7 @@ function unsorted(question: string, count = 80): ReaderSample[] {
 }
 
 /** A list of words of distinct lengths and the one of n letters asked by `question` ({n} the count). */
-function spelling(question: string, count = 80): ReaderSample[] {
+function spelling(question: string, count = 80, bold = false): ReaderSample[] {
   return Array.from({ length: count }, (_, i) => {
     const r = rng(i + 5);
     const half = r(2);
@@ -166,7 +176,7 @@ function spelling(question: string, count = 80): ReaderSample[] {
     const answer = words[r(words.length)] as string;
     const prompt = [
       'The list:',
-      ...words.map((w) => `- ${w}: ${r(90)} points`),
+      ...words.map((w) => `- ${bold && w === answer ? `**${w}**` : w}: ${r(90)} points`),
       '',
       question.replace('{n}', String(answer.length)),
     ].join('\n');

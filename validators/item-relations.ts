@@ -7,6 +7,7 @@
 import { answerContent } from '../sandbox/answer.js';
 import { tokenize } from './answers.js';
 import { type ListItem, MARKER, promptItemLists } from './leak-lists.js';
+import { integerAnswer } from './number-words.js';
 import { printedLetters, printedValues } from './printed-tokens.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
@@ -120,12 +121,15 @@ export function relationFeatures(
   return out;
 }
 
-/** The items a text names (by a word of it no other item holds), each once, in the order it first names them. */
+/**
+ * The items a text names (by a token of it no other item holds: a word, a number, an id; "bib 121", "#121", rt29s P1),
+ * each once, in the order it first names them; a number two items share (a time, a count) names neither.
+ */
 function namedItems(items: readonly ListItem[], outside: string): number[] {
   const owners = new Map<string, number>();
   items.forEach((x, at) => {
     for (const t of new Set(x.tokens))
-      if (/\p{L}/u.test(t)) owners.set(t, owners.has(t) && owners.get(t) !== at ? -1 : at);
+      if (/[\p{L}\p{N}]/u.test(t)) owners.set(t, owners.has(t) && owners.get(t) !== at ? -1 : at);
   });
   const named: number[] = [];
   for (const t of tokenize(outside, 5_000)) {
@@ -162,25 +166,53 @@ function namedPlaces(prompt: string): Map<string, number> {
   return out;
 }
 
-const INTEGER = /^[+-]?\d+$/;
+/** A heading that declares the printed order to be a spatial or temporal one ("from the front to the back"). */
+const DECLARED_ORDER = new RegExp(
+  '\\bfrom\\s+(?:the\\s+)?(?:front|left|top|head|start|beginning|first|nearest|earliest|bottom|right|back)\\b' +
+    '[^.?!\\n]{0,40}?\\bto\\s+(?:the\\s+)?(?:back|right|bottom|end|last|rear|tail|furthest|latest|top|left|front)\\b|' +
+    '\\bin\\s+(?:the\\s+)?order\\s+(?:of\\s+(?:arrival|their|the)|in\\s+which|they)\\b',
+  'i',
+);
+/** A question for an item's place, or for the items before or after it, in that order. */
+const ASKS_PLACE = new RegExp(
+  '\\bhow\\s+many\\b[^.?!\\n]{0,60}?\\b(?:ahead\\s+of|in\\s+front\\s+of|before|behind|after|above|below|' +
+    'to\\s+the\\s+(?:left|right)\\s+of)\\b|\\b(?:what|which)\\s+(?:place|position|spot)\\b',
+  'i',
+);
 
-/** The named-place reader: applies where at least 80% of the answers are whole numbers. */
+/**
+ * What the policy that reads the place the question asks earns (rt29s Q1, the place twin of rt28s N1's stated length):
+ * 1 where the prompt declares its list's printed order to be the one asked about ("from the front of the queue to the
+ * back"), a question asks an item's place or the items before or after it, and a place of a named item is the answer;
+ * else 0. A list only printed in the order the answer follows ("Results of the fun run", N9) declares nothing.
+ */
+function statedPlace(prompt: string, places: Map<string, number>, answer: number): number {
+  const text = prompt.slice(0, PROMPT_CHARS);
+  if (!DECLARED_ORDER.test(text) || !ASKS_PLACE.test(text)) return 0;
+  return [...places].some(([rule, v]) => v === answer && !rule.includes('line number')) ? 1 : 0;
+}
+
+/**
+ * The named-place reader: applies where at least 80% of the answers are whole numbers (in digits or words, cardinal or
+ * ordinal: "8th", rt29s P2), judged against the place the question asks where the prompt declares its order.
+ */
 export const PLACES: ReaderFamily = {
   name: 'the place in its list of the item the prompt names outside the list',
   code: 'E_ANSWER_LEAK',
   prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
-    const answers = samples.map((e) => {
-      const a = answerContent(e.reference).trim();
-      return INTEGER.test(a) && a.length <= 6 ? Number(a) : Number.NaN;
-    });
+    const answers = samples.map((e) => integerAnswer(answerContent(e.reference)));
     if (answers.filter(Number.isInteger).length < 0.8 * samples.length) return null;
     const places = samples.map((e, i) =>
       Number.isInteger(answers[i]) ? namedPlaces(e.instance.prompt) : new Map<string, number>(),
+    );
+    const stated = samples.map((e, i) =>
+      statedPlace(e.instance.prompt, places[i] as Map<string, number>, answers[i] as number),
     );
     return {
       *fit(i) {
         for (const [rule, v] of places[i] ?? []) if (v === answers[i]) yield [rule, 1];
       },
+      floor: (_rule, i) => stated[i] as number,
       credit: (rule, i, j) => (places[i]?.get(rule) === answers[j] ? 1 : 0),
       describe(rule) {
         const [list, p, mention] = JSON.parse(rule) as [number, string, number];

@@ -8,7 +8,7 @@ import { featurePhrase, featurise, type Featured, picks } from './choice-rules.j
 import { relationFeatures } from './item-relations.js';
 import { type ListItem, lower, MARKER, MAX_ANSWER_TOKENS, promptItemLists } from './leak-lists.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
-import { againstStatedForm } from './stated-form.js';
+import { againstStatedForm, type Criterion } from './stated-form.js';
 
 const MAX_LISTS = 3;
 const MIN_ITEMS = 3;
@@ -120,47 +120,62 @@ function* optionRules(f: Featured): Generator<string> {
 }
 
 /**
- * The list items reader: applies where at least 80% of the answers are one item of a prompt list; a reader of form,
- * judged against checking a form the prompt states where it asks for the item breaking it (rt27s S4).
+ * The rules that read what a stated criterion reads (rt29s L1): the length of an item's name, its opening letters, the
+ * order the others keep, its printed form (its text trimmed, as stated-form's formOf reads it: no indent, no relation).
  */
-export const ITEMS: ReaderFamily = againstStatedForm({
-  name: "a prompt list's item singled out by a feature of its text",
-  code: 'E_ANSWER_LEAK',
-  prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
-    const answers = samples.map((e) => lower(answerContent(e.reference)));
-    const cases = samples.map((e, i) => {
-      const a = answers[i] as string[];
-      if (a.length === 0 || a.length > MAX_ANSWER_TOKENS) return new Map<number, Featured>();
-      const lists = promptItemLists(e.instance.prompt);
-      return new Map(
-        RANKS.flatMap((r) => {
-          const f = caseOf(e.instance.prompt, lists, r, a);
-          return f ? [[r, f] as const] : [];
-        }),
-      );
-    });
-    if (cases.filter((c) => c.size > 0).length < 0.8 * samples.length) return null;
-    const earned = (rule: Rule, i: number) => {
-      const f = cases[i]?.get(rule.list);
-      if (!f) return 0;
-      const p = picks(rule.option, f);
-      return p.includes(f.truth) ? 1 / p.length : 0;
-    };
-    return {
-      *fit(i) {
-        for (const [list, f] of cases[i] ?? [])
-          for (const option of optionRules(f)) {
-            const c = earned({ list, option }, i);
-            if (c > 0) yield [JSON.stringify({ list, option }), c];
-          }
-      },
-      credit: (rule, i) => earned(JSON.parse(rule) as Rule, i),
-      nominal: (i) => 1 / ([...(cases[i]?.values() ?? [])][0]?.k ?? 1),
-      describe(rule) {
-        const { list, option } = JSON.parse(rule) as Rule;
-        const where = list >= 0 ? `list ${list + 1}` : list === -1 ? 'the last list' : `list ${-list} from the end`;
-        return `the answer is the item of the prompt's ${where} ${featurePhrase(option, 'item')}`;
-      },
-    };
+const READS: Record<Criterion, RegExp> = {
+  length: /length/,
+  initial: /opening letters|initials/,
+  order: /removal leaving the list in order/,
+  form: /^(?!.*(?:indentation|outside the list|removal leaving))/,
+};
+
+/**
+ * The list items reader: applies where at least 80% of the answers are one item of a prompt list; a reader of form,
+ * judged against checking a form the prompt states where it asks for the item breaking it (rt27s S4), and its rules
+ * that read a stated length, initial or order against checking that criterion.
+ */
+export const ITEMS: ReaderFamily = againstStatedForm(
+  {
+    name: "a prompt list's item singled out by a feature of its text",
+    code: 'E_ANSWER_LEAK',
+    prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
+      const answers = samples.map((e) => lower(answerContent(e.reference)));
+      const cases = samples.map((e, i) => {
+        const a = answers[i] as string[];
+        if (a.length === 0 || a.length > MAX_ANSWER_TOKENS) return new Map<number, Featured>();
+        const lists = promptItemLists(e.instance.prompt);
+        return new Map(
+          RANKS.flatMap((r) => {
+            const f = caseOf(e.instance.prompt, lists, r, a);
+            return f ? [[r, f] as const] : [];
+          }),
+        );
+      });
+      if (cases.filter((c) => c.size > 0).length < 0.8 * samples.length) return null;
+      const earned = (rule: Rule, i: number) => {
+        const f = cases[i]?.get(rule.list);
+        if (!f) return 0;
+        const p = picks(rule.option, f);
+        return p.includes(f.truth) ? 1 / p.length : 0;
+      };
+      return {
+        *fit(i) {
+          for (const [list, f] of cases[i] ?? [])
+            for (const option of optionRules(f)) {
+              const c = earned({ list, option }, i);
+              if (c > 0) yield [JSON.stringify({ list, option }), c];
+            }
+        },
+        credit: (rule, i) => earned(JSON.parse(rule) as Rule, i),
+        nominal: (i) => 1 / ([...(cases[i]?.values() ?? [])][0]?.k ?? 1),
+        describe(rule) {
+          const { list, option } = JSON.parse(rule) as Rule;
+          const where = list >= 0 ? `list ${list + 1}` : list === -1 ? 'the last list' : `list ${-list} from the end`;
+          return `the answer is the item of the prompt's ${where} ${featurePhrase(option, 'item')}`;
+        },
+      };
+    },
   },
-});
+  (criterion, rule) => READS[criterion].test(rule),
+);

@@ -243,57 +243,64 @@ const ruleId = (s: Selector, encoding: string) => `${JSON.stringify(s)}|${encodi
 /**
  * The encodings reader: each place in the prompt where an encoding of the answer appears proposes a rule
  * (that place, that encoding); a rule earns a sample whose prompt holds, at its place, the answer in its
- * encoding. Where a token splits reads form (an odd dash): judged against checking a stated form (rt27s S4).
+ * encoding. Where a token splits reads form (an odd dash): judged against checking a stated form (rt27s S4), never
+ * against a stated length, initial or order, which no place or encoding reads (rt29s L1).
  */
-export const ENCODINGS: ReaderFamily = againstStatedForm({
-  name: 'the answer in an encoding at a fixed place',
-  code: 'E_ANSWER_LEAK',
-  prepare(samples: readonly ReaderSample[]): PreparedFamily {
-    const readings = samples.map((e) => new Reading(e.instance.prompt, 50_000));
-    const answers = samples.map((e) => encodings(answerContent(e.reference)));
-    const seqs = answers.map(sequences);
-    const parsed = new Map<string, { selector: Selector; encoding: string }>();
-    const parse = (rule: string) => {
-      let p = parsed.get(rule);
-      if (!p) {
-        const bar = rule.lastIndexOf('|');
-        parsed.set(rule, (p = { selector: JSON.parse(rule.slice(0, bar)) as Selector, encoding: rule.slice(bar + 1) }));
-      }
-      return p;
-    };
-    return {
-      *fit(i) {
-        const r = readings[i] as Reading;
-        const enc = answers[i] as Map<string, string>;
-        const seen = new Set<string>();
-        for (let p = 0; p < r.tokens.length; p++) {
-          const encoding = enc.get(r.tokens[p] as string);
-          if (encoding === undefined) continue;
-          for (const s of selectors(r, p)) {
-            const id = ruleId(s, encoding);
-            if (!seen.has(id)) {
-              seen.add(id);
-              yield [id, 1];
+export const ENCODINGS: ReaderFamily = againstStatedForm(
+  {
+    name: 'the answer in an encoding at a fixed place',
+    code: 'E_ANSWER_LEAK',
+    prepare(samples: readonly ReaderSample[]): PreparedFamily {
+      const readings = samples.map((e) => new Reading(e.instance.prompt, 50_000));
+      const answers = samples.map((e) => encodings(answerContent(e.reference)));
+      const seqs = answers.map(sequences);
+      const parsed = new Map<string, { selector: Selector; encoding: string }>();
+      const parse = (rule: string) => {
+        let p = parsed.get(rule);
+        if (!p) {
+          const bar = rule.lastIndexOf('|');
+          parsed.set(
+            rule,
+            (p = { selector: JSON.parse(rule.slice(0, bar)) as Selector, encoding: rule.slice(bar + 1) }),
+          );
+        }
+        return p;
+      };
+      return {
+        *fit(i) {
+          const r = readings[i] as Reading;
+          const enc = answers[i] as Map<string, string>;
+          const seen = new Set<string>();
+          for (let p = 0; p < r.tokens.length; p++) {
+            const encoding = enc.get(r.tokens[p] as string);
+            if (encoding === undefined) continue;
+            for (const s of selectors(r, p)) {
+              const id = ruleId(s, encoding);
+              if (!seen.has(id)) {
+                seen.add(id);
+                yield [id, 1];
+              }
             }
           }
-        }
-        for (const [encoding, seq] of seqs[i] as Map<string, string[]>)
-          if (holds(r, seq)) yield [ruleId({ kind: 'anywhere' }, encoding), 1];
-      },
-      credit(rule, i, j) {
-        const { selector, encoding } = parse(rule);
-        const r = readings[i] as Reading;
-        if (selector.kind === 'anywhere') {
-          const seq = (seqs[j] as Map<string, string[]>).get(encoding);
-          return seq !== undefined && holds(r, seq) ? 1 : 0;
-        }
-        const value = apply(selector, r);
-        return value !== undefined && (answers[j] as Map<string, string>).get(value) === encoding ? 1 : 0;
-      },
-      describe(rule) {
-        const { selector, encoding } = parse(rule);
-        return describe(selector, encoding);
-      },
-    };
+          for (const [encoding, seq] of seqs[i] as Map<string, string[]>)
+            if (holds(r, seq)) yield [ruleId({ kind: 'anywhere' }, encoding), 1];
+        },
+        credit(rule, i, j) {
+          const { selector, encoding } = parse(rule);
+          const r = readings[i] as Reading;
+          if (selector.kind === 'anywhere') {
+            const seq = (seqs[j] as Map<string, string[]>).get(encoding);
+            return seq !== undefined && holds(r, seq) ? 1 : 0;
+          }
+          const value = apply(selector, r);
+          return value !== undefined && (answers[j] as Map<string, string>).get(value) === encoding ? 1 : 0;
+        },
+        describe(rule) {
+          const { selector, encoding } = parse(rule);
+          return describe(selector, encoding);
+        },
+      };
+    },
   },
-});
+  (criterion) => criterion === 'form',
+);

@@ -130,3 +130,35 @@ export function numbersAsValues(text: string): string {
       })
   );
 }
+
+/** Ordinal words whose cardinal is no plain cut of "th" ("first", "twelfth"). */
+const ORDINAL_WORDS: Record<string, string> = {
+  first: 'one',
+  second: 'two',
+  third: 'three',
+  fifth: 'five',
+  eighth: 'eight',
+  ninth: 'nine',
+  twelfth: 'twelve',
+};
+const cardinalWord = (w: string) =>
+  ORDINAL_WORDS[w] ?? (w.endsWith('ieth') ? `${w.slice(0, -4)}y` : w.endsWith('th') ? w.slice(0, -2) : w);
+/** A whole number as an answer writes it: a sign, "No." or "#" before, an ordinal suffix, "place", "of 9" after. */
+const WRITTEN_INTEGER = new RegExp(
+  '^(?:(?:no\\.?|number|#)\\s*)?([+-]?\\d{1,6})(?:st|nd|rd|th)?\\.?' + '(?:\\s+place)?(?:\\s+(?:out\\s+)?of\\s+\\d+)?$',
+);
+
+/**
+ * The whole number an answer states (rt29s P2: "8th" is 8 to every reader of a place), written in digits with its
+ * ordinal suffix, sign, "No." or "#" set aside, or in words, cardinal or ordinal ("eight", "eighth", "twenty-first");
+ * NaN where it states none.
+ */
+export function integerAnswer(answer: string): number {
+  const t = answer.trim().toLowerCase().slice(0, 100);
+  const m = WRITTEN_INTEGER.exec(t);
+  if (m) return Number(m[1]);
+  const words = t.replace(/\s+place$/, '').split(/[\s-]+/);
+  if (words[0] === 'a' || words[0] === 'an' || !/^\p{L}/u.test(t)) return Number.NaN;
+  const last = words.length - 1;
+  return wordsValue(words.map((w, i) => (i === last ? cardinalWord(w) : w)).join(' '));
+}

@@ -2,6 +2,7 @@
 // negated, letter case flipped, the prompt's tokens, the answer cut short, a list with an item swapped, left
 // out, reordered or repeated). Such a response may be a valid answer: it is judged by rate against chance.
 import { answerContent, withContent } from '../sandbox/answer.js';
+import type { Episode } from '../sandbox/episodes.js';
 import type { Family, Probe, ProbeTarget } from './probe-types.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, type Shape } from './answers.js';
 import { tokenGuesses } from './prompt-lists.js';
@@ -13,7 +14,7 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
   const right = normalizeAnswer(content);
   const probes: Probe[] = [];
   // A quantity without the unit the prompt fixes says the same thing ("8,812" for "8,812 kg"): a form, not a content.
-  const bare = unitDropped(content, t.episode.instance.prompt);
+  const bare = unitDropped(content, t.episode.instance.prompt, t.peers);
   const rate = (family: Family, form: string, variant: string) =>
     probes.push({
       family,
@@ -28,6 +29,9 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
     const beyond = statedControl(t.statedRegions, content, v);
     rate('perturbed', beyond === null ? form : 'a number twice the stated tolerance away', beyond ?? v);
   }
+  // A word after the number that tells answers apart (am or pm) is content: the reference with it swapped is wrong.
+  for (const v of unitSwaps(content, t.episode.instance.prompt, t.peers))
+    rate('perturbed', 'the word after the number swapped for another the answers use', v);
   // Negation and case flips are wrong only where the sample shows sign or case carrying information.
   if (t.signMatters !== false) for (const v of negations(content)) rate('perturbed', 'a number negated', v);
   if (t.caseMatters !== false) for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);
@@ -110,11 +114,47 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
 /** A quantity's number and unit ("8,812 kg", "40 minutes", "35 %"): a unit is a sign or at most 15 letters. */
 const QUANTITY = /^([+-]?\d[\d,]*(?:\.\d+)?) ?(%|[\p{L}°µ][\p{L}°µ²³/]{0,14})$/u;
 
+/** Whether two words are one unit, singular or plural ("hour", "hours"; "inch", "inches"). */
+const sameUnit = (a: string, b: string) => {
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+  return x === y || `${x}s` === y || `${y}s` === x || `${x}es` === y || `${y}es` === x;
+};
+
+/**
+ * The other words a quantity answer's word after its number could be, where that word tells answers apart (rt29s U1:
+ * "4 pm" and "4 am"): the words after the numbers of the level's other references, and a word the prompt offers beside
+ * it ("with am or pm"), that are not the same unit; none where the word is only a unit (every answer in "kg").
+ */
+function unitAlternatives(unit: string, prompt: string, peers: readonly Episode[]): string[] {
+  const out = new Set<string>();
+  for (const p of peers) {
+    const m = QUANTITY.exec(answerContent(p.reference).trim());
+    if (m && m[2] !== '%') out.add(m[2] as string);
+  }
+  const text = prompt.slice(0, 50_000);
+  for (const m of text.matchAll(/([\p{L}°µ][\p{L}°µ²³/]{0,14})\s+or\s+([\p{L}°µ][\p{L}°µ²³/]{0,14})/gu)) {
+    const [, a, b] = m as unknown as [string, string, string];
+    if (sameUnit(a, unit)) out.add(b);
+    if (sameUnit(b, unit)) out.add(a);
+  }
+  return [...out].filter((w) => !sameUnit(w, unit));
+}
+
+/** The reference with the word after its number swapped for each other word it could be (see unitAlternatives). */
+export function unitSwaps(content: string, prompt: string, peers: readonly Episode[] = []): string[] {
+  const m = QUANTITY.exec(content.trim());
+  if (!m || m[2] === '%') return [];
+  const [, number, unit] = m as unknown as [string, string, string];
+  const gap = content.trim().slice(number.length, -unit.length);
+  return unitAlternatives(unit, prompt, peers).map((w) => `${number}${gap}${w}`);
+}
+
 /**
  * The number of a quantity answer whose unit is a percent sign or a word the prompt names (the question fixes it), or
- * null: "8,812 kg" with a prompt that asks for kg gives "8,812"; "8,812 g" there, or a word and a name, give null.
+ * null: "8,812 kg" with a prompt that asks for kg gives "8,812"; "8,812 g" there, or a word and a name, give null; so
+ * does a word that tells answers apart (the level's references or the prompt give it another value: "4 pm", rt29s U1).
  */
-export function unitDropped(content: string, prompt: string): string | null {
+export function unitDropped(content: string, prompt: string, peers: readonly Episode[] = []): string | null {
   const m = QUANTITY.exec(content.trim());
   if (!m) return null;
   const [, number, unit] = m as unknown as [string, string, string];
@@ -123,7 +163,7 @@ export function unitDropped(content: string, prompt: string): string | null {
     .slice(0, 50_000)
     .toLowerCase()
     .split(/[^\p{L}°µ²³/]+/u);
-  return words.includes(unit.toLowerCase()) ? number : null;
+  return words.includes(unit.toLowerCase()) && unitAlternatives(unit, prompt, peers).length === 0 ? number : null;
 }
 
 /**

@@ -174,27 +174,45 @@ export function statedOrderCredit(prompt: string, answer: string): number {
   );
 }
 
+/** The criteria a question may state for the item it asks, each with the policy that checks it. */
+const POLICIES = {
+  form: statedFormCredit,
+  length: statedLengthCredit,
+  initial: statedInitialCredit,
+  order: statedOrderCredit,
+} as const;
+export type Criterion = keyof typeof POLICIES;
+const CRITERIA = Object.keys(POLICIES) as Criterion[];
+
 /** What the policies that check a form, length, initial or order the question states earn on an instance. */
 export function statedCredit(prompt: string, answer: string): number {
-  const policies = [statedFormCredit, statedLengthCredit, statedInitialCredit, statedOrderCredit];
-  return Math.max(...policies.map((p) => p(prompt, answer)));
+  return Math.max(...CRITERIA.map((c) => POLICIES[c](prompt, answer)));
 }
 
 /**
  * A reader of form judged against checking the stated form, length, initial and order: on an instance whose prompt
  * asks for the item breaking a form, the item of a stated count of letters, the item opening with stated letters or
- * the item out of its list's order, a rule's chance is at least what that policy earns there (its floor), wherever
- * the family applies.
+ * the item out of its list's order, a rule that `reads` that criterion has at least what its policy earns there as its
+ * chance (its floor), wherever the family applies. A rule reading anything else (a bold mark, an indent, a place)
+ * keeps its own chance: the credit for the stated criterion is no licence for a second mark (rt29s L1).
  */
-export function againstStatedForm(family: ReaderFamily): ReaderFamily {
+export function againstStatedForm(
+  family: ReaderFamily,
+  reads: (criterion: Criterion, rule: string) => boolean,
+): ReaderFamily {
   return {
     ...family,
     prepare(samples) {
       const prepared = family.prepare(samples);
       if (!prepared) return null;
-      const stated = samples.map((s) => statedCredit(s.instance.prompt, answerContent(s.reference)));
-      if (stated.every((c) => c === 0)) return prepared;
-      return { ...prepared, floor: (rule, i) => Math.max(prepared.floor?.(rule, i) ?? 0, stated[i] as number) };
+      const stated = samples.map((s) => {
+        const answer = answerContent(s.reference);
+        return CRITERIA.map((c): [Criterion, number] => [c, POLICIES[c](s.instance.prompt, answer)]);
+      });
+      if (stated.every((cs) => cs.every(([, v]) => v === 0))) return prepared;
+      const floor = (rule: string, i: number) =>
+        Math.max(0, ...(stated[i] ?? []).flatMap(([c, v]) => (v > 0 && reads(c, rule) ? [v] : [])));
+      return { ...prepared, floor: (rule, i) => Math.max(prepared.floor?.(rule, i) ?? 0, floor(rule, i)) };
     },
   };
 }
