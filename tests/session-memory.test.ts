@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../serve/clients.js';
+import { Turn } from '../serve/episode-session.js';
 import { EpisodeSessions } from '../serve/episodes.js';
 import type { Service } from '../serve/service.js';
 import { heldBytes, type MemoryHolder, SessionMemory } from '../serve/session-memory.js';
@@ -121,6 +122,41 @@ describe('the heap episode sessions hold (V25-2)', () => {
     const read = await sessions.get(ids[0] as string, A); // its earlier pages read again for the GET
     expect(read.turns).toHaveLength(20);
     expect(read.turns[0]?.observation.startsWith('obs 1.')).toBe(true);
+    await sessions.close();
+  });
+});
+
+describe('an action is held as its JSON text, charged as what it is (V26-2)', () => {
+  // Shapes whose parsed heap is many times their text: empty objects, empty arrays, many keys, numbers.
+  const shapes: Record<string, unknown> = {
+    objects: Array.from({ length: 1_360 }, () => ({})),
+    arrays: Array.from({ length: 1_360 }, () => []),
+    keys: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i])),
+    numbers: Array.from({ length: 150 }, (_, i) => i / 7),
+  };
+
+  it('a turn keeps no parsed value: each read parses its text again, and its charge is two bytes a character', () => {
+    for (const [name, x] of Object.entries(shapes)) {
+      const action = { tool: 'list_arrivals', args: { x } };
+      const text = JSON.stringify(action);
+      const turn = new Turn(action, 'error: no such argument');
+      (action.args as Record<string, unknown>).x = 'replaced'; // the caller's value is not what the turn holds
+      expect(turn.action, name).toEqual(JSON.parse(text));
+      expect(turn.action).not.toBe(turn.action);
+      expect(turn.actionChars).toBe(text.length);
+      const held = heldBytes({ id: 'e', state: '', prompt: '', turns: [turn] });
+      expect(held, name).toBeGreaterThanOrEqual(2 * (text.length + turn.observation.length));
+    }
+  });
+
+  it('a session stepped with such actions answers, reads and retries them as sent', async () => {
+    const { sessions } = table();
+    const s = await sessions.create(identity(1), A);
+    const actions = Object.values(shapes).map((x) => ({ tool: 'tick', args: { x } }));
+    for (const [i, action] of actions.entries()) await sessions.step(s.id, action, i + 1, A);
+    expect((await sessions.get(s.id, A)).turns.map((t) => t.action)).toEqual(actions);
+    expect(await sessions.step(s.id, actions[1], 2, A)).toMatchObject({ turn: 2, replayed: true });
+    await expect(sessions.step(s.id, actions[0], 2, A)).rejects.toMatchObject({ code: 'E_TURN_CONFLICT' });
     await sessions.close();
   });
 });
