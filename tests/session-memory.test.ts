@@ -1,12 +1,15 @@
-// Episode sessions are bounded by the heap they hold (redteam-v25 V25-2: session-memory.ts) and a session sent back to
-// its journal resumes from a snapshot of its state, not a replay of every turn (V25-3: episode-snapshots.ts). A fake
+// Episode sessions are bounded by the heap they hold (redteam-v25 V25-2, v26 V26-2: session-memory.ts) and a session sent
+// back to its journal resumes from a snapshot of its state, not a replay of every turn (V25-3: episode-snapshots.ts),
+// which never outlives its journal (V26-1). A fake
 // sandbox answers every rollout at once and records the replays from reset, so nothing here reads the clock.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../serve/clients.js';
-import { Turn } from '../serve/episode-session.js';
+import { EpisodeJournal, newEpisodeId } from '../serve/episode-journal.js';
+import { type Session, Turn } from '../serve/episode-session.js';
+import { EpisodeSnapshots } from '../serve/episode-snapshots.js';
 import { EpisodeSessions } from '../serve/episodes.js';
 import type { Service } from '../serve/service.js';
 import { heldBytes, type MemoryHolder, SessionMemory } from '../serve/session-memory.js';
@@ -194,5 +197,47 @@ describe('a session sent back to its journal resumes from its snapshot (V25-3)',
     expect(await sessions.step(a, tick, 4, A)).toMatchObject({ turn: 4, observation: 'obs 4' });
     expect(replays).toEqual([[tick, tick, { tool: 'other', args: {} }]]);
     await sessions.close();
+  });
+});
+
+describe('a snapshot never outlives its journal (V26-1)', () => {
+  it('a journal removed while its snapshot is being written: the write lands, then is deleted with it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-snap-'));
+    const journal = new EpisodeJournal(dir, 3_600_000);
+    const snapshots = new EpisodeSnapshots(journal);
+    const id = newEpisodeId({ ...identity(1), version: 1 });
+    await journal.create(id, { ...identity(1), version: 1, hash: 'h' });
+    const s = { id, over: false, turns: [new Turn(tick, 'obs 1')], state: '{}', errors: 0, prompt: 'p' };
+    snapshots.save({ ...s, now: { end: 'no-action', score: 0 } } as unknown as Session);
+    // removed at once, as the quota removes it, with the snapshot's write still in flight
+    snapshots.forget(id);
+    await journal.remove(id);
+    expect(await snapshots.load(id, [tick])).toBeNull(); // waits for the write and the removal after it
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a snapshot the quota cannot charge without removing its own journal is not written (the replay stays)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-snap-'));
+    const journal = new EpisodeJournal(dir, 3_600_000);
+    const snapshots = new EpisodeSnapshots(journal);
+    journal.mayWrite = () => false;
+    const id = newEpisodeId({ ...identity(1), version: 1 });
+    await journal.create(id, { ...identity(1), version: 1, hash: 'h' });
+    const s = { id, over: false, turns: [new Turn(tick, 'obs 1')], state: '{}', errors: 0, prompt: 'p' };
+    snapshots.save({ ...s, now: { end: 'no-action', score: 0 } } as unknown as Session);
+    expect(await snapshots.load(id, [tick])).toBeNull();
+    expect(readdirSync(dir).filter((f) => !f.endsWith('.jsonl'))).toEqual([]);
+  });
+
+  it("a snapshot's temporary file left by a crash is swept by age with the journals", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-snap-'));
+    const journal = new EpisodeJournal(dir, 1_000);
+    const id = newEpisodeId({ ...identity(1), version: 1 });
+    writeFileSync(journal.snapshotTemp(id), '{"torn":', { mode: 0o600 });
+    writeFileSync(join(dir, 'unrelated.txt'), 'kept'); // not a journal's: never swept
+    const past = new Date(Date.now() - 10_000);
+    for (const f of readdirSync(dir)) utimesSync(join(dir, f), past, past);
+    expect(await journal.sweep()).toBe(1);
+    expect(readdirSync(dir)).toEqual(['unrelated.txt']);
   });
 });
