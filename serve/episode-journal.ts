@@ -179,7 +179,7 @@ export class EpisodeJournal {
     return `${this.fileOf(id).slice(0, -'.jsonl'.length)}.snap`;
   }
 
-  /** A new temporary file for `id`'s snapshot, renamed onto snapshotFile once written (a crash leaves it to the sweep). */
+  /** A new temporary file for `id`'s snapshot, renamed onto snapshotFile once written (a crash leaves it to sweep). */
   snapshotTemp(id: string): string {
     return `${this.snapshotFile(id)}.${randomBytes(6).toString('hex')}`;
   }

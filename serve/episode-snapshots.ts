@@ -57,7 +57,7 @@ export class EpisodeSnapshots {
     s.saved = turn;
     const file = this.journal.snapshotFile(s.id);
     const tmp = this.journal.snapshotTemp(s.id);
-    this.then(s.id, () =>
+    this.after(s.id, () =>
       writeFile(tmp, text, { mode: 0o600 })
         .then(() => rename(tmp, file))
         .catch(() => unlink(tmp).catch(() => {})),
@@ -65,7 +65,7 @@ export class EpisodeSnapshots {
   }
 
   /** Runs `next` after `id`'s writes in flight, as its pending one (a load waits for it). */
-  private then(id: string, next: () => Promise<void>): void {
+  private after(id: string, next: () => Promise<void>): void {
     const write = (this.pending.get(id) ?? Promise.resolve()).then(next).finally(() => {
       if (this.pending.get(id) === write) this.pending.delete(id);
     });
@@ -90,6 +90,6 @@ export class EpisodeSnapshots {
    */
   forget(id: string): void {
     this.sizes.delete(id);
-    if (this.pending.has(id)) this.then(id, () => unlink(this.journal.snapshotFile(id)).catch(() => {}));
+    if (this.pending.has(id)) this.after(id, () => unlink(this.journal.snapshotFile(id)).catch(() => {}));
   }
 }

@@ -1,4 +1,4 @@
-// Episode sessions are bounded by the heap they hold (redteam-v25 V25-2, v26 V26-2: session-memory.ts) and a session sent
+// Episode sessions are bounded by the heap they hold (redteam-v25 V25-2, V26-2: session-memory.ts) and a session sent
 // back to its journal resumes from a snapshot of its state, not a replay of every turn (V25-3: episode-snapshots.ts),
 // which never outlives its journal (V26-1). A fake
 // sandbox answers every rollout at once and records the replays from reset, so nothing here reads the clock.
@@ -216,7 +216,7 @@ describe('a snapshot never outlives its journal (V26-1)', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('a snapshot the quota cannot charge without removing its own journal is not written (the replay stays)', async () => {
+  it('a snapshot the quota cannot charge but by removing its own journal is not written (a replay stays)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'envforge-snap-'));
     const journal = new EpisodeJournal(dir, 3_600_000);
     const snapshots = new EpisodeSnapshots(journal);

@@ -110,7 +110,7 @@ describe('WebSocket frames still arriving, charged to their client (V25-4)', () 
     }
   });
 
-  it('a message still arriving past the body deadline closes 1008; whole ones on an idle connection do not', async () => {
+  it('a message still arriving past the body deadline closes 1008; whole ones on an idle connection stay', async () => {
     const budget = new BodyBudget(10_000 * KB, 10_000 * KB, 60_000);
     const { client, closed, received } = await pair(budget, 400);
     // an honest connection: a large message whole, a fragmented one, then idle past the deadline
