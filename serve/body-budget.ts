@@ -10,6 +10,13 @@ import { ServeError } from './options.js';
  */
 export const STALL_MS = 1_000;
 
+/**
+ * Bytes a body still arriving must bring to count as moving (V26-3): its clock is set again only once this many have
+ * come since it last was, so a transfer slower than about this many a STALL_MS (a byte every half second) is stalled,
+ * however often a byte comes. An honest body, however slow its link, comes in TCP segments of kilobytes.
+ */
+export const MIN_PROGRESS_BYTES = 2_048;
+
 /** What the budget needs of the thing holding bytes: a way to drop it (its stream or socket) when reclaimed. */
 export interface BodyHolder {
   /** Drops the body (closes its connection) with this error; its hold is released by the budget first. */
@@ -26,6 +33,8 @@ export class Hold {
   released = false;
   /** When its transfer last went on: its reservation, then each report of progress (moved). */
   movedAt = Date.now();
+  /** Bytes arrived since movedAt, short of MIN_PROGRESS_BYTES. */
+  private progress = 0;
 
   constructor(
     readonly principal: string,
@@ -43,8 +52,14 @@ export class Hold {
     this.budget.discharge(this, n);
   }
 
-  /** Its transfer went on (bytes arrived, or the kernel took some of an answer): not reclaimable for STALL_MS. */
-  moved(): void {
+  /**
+   * Its transfer went on: not reclaimable for STALL_MS. With `arrived`, that many bytes of a body came, which count
+   * once MIN_PROGRESS_BYTES have come since it last moved (a trickle is not progress: V26-3); without, the kernel took
+   * some of an answer.
+   */
+  moved(arrived?: number): void {
+    if (arrived !== undefined && (this.progress += arrived) < MIN_PROGRESS_BYTES) return;
+    this.progress = 0;
     this.movedAt = Date.now();
   }
 

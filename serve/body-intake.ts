@@ -78,7 +78,7 @@ export function registerBodyIntake(
         if (received > limit) return done(tooLarge());
         try {
           if (received > hold.bytes) hold.grow(received - hold.bytes);
-          hold.moved(); // a body arriving is not reclaimed while it keeps coming (V25-1)
+          hold.moved(chunk.length); // a body arriving is not reclaimed while it keeps coming (V25-1, V26-3)
         } catch (error) {
           return done(refuse(reply, error as ServeError));
         }

@@ -49,6 +49,8 @@ const MAX_ID_CHARS = 600;
 
 /** The journal name of an Idempotency-Key's record: never an episode id (those start with ID_PREFIX). */
 const keyName = (key: string): string => `key:${key}`;
+/** A snapshot's temporary file while it is written (snapshotTemp): swept by age with the journals. */
+const SNAPSHOT_TEMP = /\.snap\.[0-9a-f]{12}$/;
 
 /**
  * A new episode id: `ep1.<base64url of [env, version, seed, level]>.<32 random hex>`; the identity is readable from it.
@@ -128,6 +130,8 @@ export class EpisodeJournal {
 
   /** Told the bytes of each line written to an episode's journal (journal-quota.ts charges them to its client). */
   written: (id: string, bytes: number) => void = () => {};
+  /** Asked before a file beside an episode's journal is written (its snapshot): charges it, or false to not write. */
+  mayWrite: (id: string, bytes: number) => boolean = () => true;
 
   private write(id: string, line: string): Promise<void> {
     this.written(id, Buffer.byteLength(line));
@@ -173,6 +177,11 @@ export class EpisodeJournal {
   /** The file of an episode's snapshot (episode-snapshots.ts), beside its journal and swept with it. */
   snapshotFile(id: string): string {
     return `${this.fileOf(id).slice(0, -'.jsonl'.length)}.snap`;
+  }
+
+  /** A new temporary file for `id`'s snapshot, renamed onto snapshotFile once written (a crash leaves it to sweep). */
+  snapshotTemp(id: string): string {
+    return `${this.snapshotFile(id)}.${randomBytes(6).toString('hex')}`;
   }
 
   /** Deletes an episode's journal, or with `key`, an Idempotency-Key's record, once its writes have landed. */
@@ -279,7 +288,7 @@ export class EpisodeJournal {
     let removed = 0;
     for await (const entry of await opendir(this.dir, { bufferSize: 64 })) {
       const name = entry.name;
-      if (!name.endsWith('.jsonl') && !name.endsWith('.snap')) continue;
+      if (!name.endsWith('.jsonl') && !name.endsWith('.snap') && !SNAPSHOT_TEMP.test(name)) continue;
       const file = join(this.dir, name);
       try {
         if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.writer.busy(file) && !this.writer.holds(file)) {

@@ -13,7 +13,7 @@ import {
   type EpisodeRequest,
 } from './episode-journal.js';
 import type { EpisodeRunner } from './episode-runner.js';
-import { outcomeOf, type Session } from './episode-session.js';
+import { outcomeOf, type Session, Turn } from './episode-session.js';
 import type { EpisodeSnapshots } from './episode-snapshots.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
@@ -134,10 +134,10 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
       const session: Session = {
         ...{ id, client, record: found.record, meta, identity: { env, version, seed, level } },
         ...{ prompt: snap.prompt, state: snap.state, errors: snap.errors, now: snap.now, over: false },
-        turns: entry.actions.map((action, i) => ({
-          action,
-          observation: isRefused(action) ? refusedObservation(action) : i === snap.turn - 1 ? snap.last : '',
-        })),
+        turns: entry.actions.map(
+          (action, i) =>
+            new Turn(action, isRefused(action) ? refusedObservation(action) : i === snap.turn - 1 ? snap.last : ''),
+        ),
         ...{ lastUsed: Date.now(), queue: Promise.resolve(), busy: 0, saved: snap.turn, unread: snap.turn - 1 },
       };
       at.place(session);
@@ -163,7 +163,7 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
     if (!r.ok) {
       session.now = { end: 'failed', score: 0, error: { code: r.code, message: r.message } };
       session.over = true;
-      session.turns = entry.actions.map((action) => ({ action, observation: '' }));
+      session.turns = entry.actions.map((action) => new Turn(action, ''));
     } else {
       Object.assign(session, {
         prompt: r.prompt ?? '',
@@ -173,10 +173,9 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
       });
       // ended by its client: the journal says how
       if (entry.ended && r.end === 'no-action') session.now.end = entry.ended.end;
-      session.turns = r.actions.map((action, i) => ({
-        action,
-        observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? ''),
-      }));
+      session.turns = r.actions.map(
+        (action, i) => new Turn(action, isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? '')),
+      );
       if (r.end !== 'no-action') session.over = true;
     }
     at.place(session); // one over is answered from memory, never held open: it takes no slot

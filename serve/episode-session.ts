@@ -20,7 +20,30 @@ export interface Outcome {
   unscored?: true;
 }
 
-export type Turn = { action: unknown; observation: string };
+/**
+ * A turn as a session holds it: its action kept as its JSON text and parsed again where it is read (V26-2: the memory
+ * budget charges two bytes a character, the cost of text; a parsed value costs per node, up to ten times its text).
+ */
+export class Turn {
+  private readonly json: string | undefined;
+
+  constructor(
+    action: unknown,
+    public observation: string,
+  ) {
+    this.json = JSON.stringify(action);
+  }
+
+  /** The action, parsed again from its text (a fresh value at each read). */
+  get action(): unknown {
+    return this.json === undefined ? undefined : JSON.parse(this.json);
+  }
+
+  /** Characters of the action's JSON text: what it holds. */
+  get actionChars(): number {
+    return this.json?.length ?? 0;
+  }
+}
 
 export interface Session {
   id: string;

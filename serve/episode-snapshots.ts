@@ -1,7 +1,7 @@
 // Snapshots of episode sessions sent back to their journals (V25-3): the state the sandbox last wrote, with its
 // turn, errors, prompt, outcome and last observation, in one file beside the journal (replaced at each eviction), so
 // resuming an evicted session is one read, not a replay of every turn; bound to the journal's actions by a digest.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import type { EpisodeJournal } from './episode-journal.js';
@@ -31,11 +31,13 @@ export class EpisodeSnapshots {
 
   constructor(private readonly journal: EpisodeJournal) {}
 
-  /** Writes `s`'s snapshot (an open session with turns, not saved at this turn already); failures leave a replay. */
+  /**
+   * Writes `s`'s snapshot (an open session with turns, not saved at this turn already), charged to its journal before
+   * it is written (a charge that would remove that journal refuses it: V26-1); failures and refusals leave a replay.
+   */
   save(s: Session): void {
     const turn = s.turns.length;
     if (s.over || s.ephemeral || turn === 0 || s.saved === turn) return;
-    s.saved = turn;
     const snapshot: Snapshot = {
       turn,
       actions: digestOf(s.turns.map((t) => t.action)),
@@ -46,21 +48,28 @@ export class EpisodeSnapshots {
       last: (s.turns[turn - 1] as Session['turns'][number]).observation,
     };
     const text = JSON.stringify(snapshot);
-    const grown = Buffer.byteLength(text) - (this.sizes.get(s.id) ?? 0);
+    const size = Buffer.byteLength(text);
+    const grown = size - (this.sizes.get(s.id) ?? 0);
     if (grown > 0) {
-      this.sizes.set(s.id, Buffer.byteLength(text));
-      this.journal.written(s.id, grown);
+      if (!this.journal.mayWrite(s.id, grown)) return;
+      this.sizes.set(s.id, size);
     }
+    s.saved = turn;
     const file = this.journal.snapshotFile(s.id);
-    const tmp = `${file}.${randomBytes(6).toString('hex')}`;
-    const write = (this.pending.get(s.id) ?? Promise.resolve())
-      .then(() => writeFile(tmp, text, { mode: 0o600 }))
-      .then(() => rename(tmp, file))
-      .catch(() => unlink(tmp).catch(() => {}))
-      .finally(() => {
-        if (this.pending.get(s.id) === write) this.pending.delete(s.id);
-      });
-    this.pending.set(s.id, write);
+    const tmp = this.journal.snapshotTemp(s.id);
+    this.after(s.id, () =>
+      writeFile(tmp, text, { mode: 0o600 })
+        .then(() => rename(tmp, file))
+        .catch(() => unlink(tmp).catch(() => {})),
+    );
+  }
+
+  /** Runs `next` after `id`'s writes in flight, as its pending one (a load waits for it). */
+  private after(id: string, next: () => Promise<void>): void {
+    const write = (this.pending.get(id) ?? Promise.resolve()).then(next).finally(() => {
+      if (this.pending.get(id) === write) this.pending.delete(id);
+    });
+    this.pending.set(id, write);
   }
 
   /** The snapshot of `id` at the end of `actions` (the journal's), or null: none, torn, or of another history. */
@@ -75,8 +84,12 @@ export class EpisodeSnapshots {
     }
   }
 
-  /** Forgets what was charged for `id` (its journal is gone). */
+  /**
+   * Forgets what was charged for `id` (its journal is being removed): a write of its snapshot still in flight lands
+   * first and is deleted then, so no snapshot outlives its journal uncharged (V26-1).
+   */
   forget(id: string): void {
     this.sizes.delete(id);
+    if (this.pending.has(id)) this.after(id, () => unlink(this.journal.snapshotFile(id)).catch(() => {}));
   }
 }

@@ -24,6 +24,7 @@ import {
   type Outcome,
   type Session,
   type StepResult,
+  Turn,
 } from './episode-session.js';
 import type { Service } from './service.js';
 import { SessionMemory, sessionMemoryOf } from './session-memory.js';
@@ -252,7 +253,7 @@ export class EpisodeSessions {
       const landed = () => line ?? Promise.resolve();
       if (!r.ok) {
         await this.journaled(s, landed, () => this.journal.end(id, { end: 'failed', code: r.code }));
-        s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
+        s.turns.push(new Turn(action, `error: the environment failed (${r.code})`));
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
         defendSession(this.service, s, r, client);
         return stepResult(s, current + 1);
@@ -260,10 +261,7 @@ export class EpisodeSessions {
       // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
       const ends = r.end !== 'no-action';
       await this.journaled(s, landed, ...(ends ? [() => this.journal.end(id, { end: r.end })] : []));
-      s.turns.push({
-        action,
-        observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? ''),
-      });
+      s.turns.push(new Turn(action, isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? '')));
       s.state = JSON.stringify(r.state);
       s.errors = r.errors;
       s.now = outcomeOf(r);

@@ -40,6 +40,7 @@ export class JournalQuota {
     readonly maxBytes = Number.POSITIVE_INFINITY,
   ) {
     journal.written = (id, bytes) => this.grew(id, bytes);
+    journal.mayWrite = (id, bytes) => this.mayWrite(id, bytes);
   }
 
   /** Remembers that `id`'s create was bound to the scoped key `scoped` (its record goes with the journal). */
@@ -69,7 +70,22 @@ export class JournalQuota {
     if (owner) this.charge(owner.principal, owner.kept, bytes);
   }
 
-  private charge(principal: string, kept: Kept, bytes: number): void {
+  /**
+   * Charges `bytes` of a file about to be written beside journal `id` (its snapshot), never removing that journal
+   * (V26-1: its removal would race the write): past a bound another journal goes, the holder of the most's next oldest;
+   * false, with nothing charged, where only `id` could go (the file is then not written). A journal this process does
+   * not count (one of before a restart, or past its TTL) charges no one, as its own lines do: the sweep takes both.
+   */
+  mayWrite(id: string, bytes: number): boolean {
+    const owner = this.byId.get(id);
+    if (!owner) return true;
+    if (this.charge(owner.principal, owner.kept, bytes, owner.kept)) return true;
+    this.charge(owner.principal, owner.kept, -bytes);
+    return false;
+  }
+
+  /** Charges `bytes`, then removes journals (never `spare`) while over a bound; false when only `spare` could go. */
+  private charge(principal: string, kept: Kept, bytes: number, spare?: Kept): boolean {
     const mine = this.kept.get(principal) as Holding;
     kept.bytes += bytes;
     mine.bytes += bytes;
@@ -79,14 +95,16 @@ export class JournalQuota {
       let [most, holding] = [principal, mine];
       for (const [p, h] of this.kept)
         if (byBytes ? h.bytes > holding.bytes : h.list.length > holding.list.length) [most, holding] = [p, h];
-      if (holding.list.length === 0) return;
-      this.drop(most, holding, true);
+      const at = holding.list[0] === spare ? 1 : 0;
+      if (holding.list.length <= at) return false;
+      this.drop(most, holding, true, at);
     }
+    return true;
   }
 
-  /** Forgets the oldest of `principal`'s journals, deleting it (and its key's record) when `remove`. */
-  private drop(principal: string, holding: Holding, remove: boolean): void {
-    const oldest = holding.list.shift() as Kept;
+  /** Forgets the oldest (or `at`-th) of `principal`'s journals, deleting it (and its key's record) when `remove`. */
+  private drop(principal: string, holding: Holding, remove: boolean, at = 0): void {
+    const [oldest] = holding.list.splice(at, 1) as [Kept];
     this.total--;
     this.totalBytes -= oldest.bytes;
     holding.bytes -= oldest.bytes;

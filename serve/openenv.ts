@@ -131,8 +131,8 @@ export function registerOpenEnv(
     wss.handleUpgrade(request, socket, head, (ws) => {
       release();
       const connection = connections.add(ws, client);
-      // Frames still arriving are held for the client: charged to it as they come (V25-4).
-      chargeArrivals(socket, ws, service.bodies, client.principal);
+      // Frames still arriving are held for the client: charged to it as they come (V25-4), within the body deadline.
+      chargeArrivals(socket, ws, service.bodies, client.principal, service.options.bodyTimeoutMs);
       serveConnection(
         ws,
         env,

@@ -13,23 +13,17 @@ export type MemoryHolder = Pick<Session, 'id' | 'client' | 'busy' | 'lastUsed' |
 /** Bytes of a session's own data and bookkeeping besides its text. */
 const SESSION_OVERHEAD = 1_024;
 
+/** Bytes of each turn's own object besides its text. */
+const TURN_OVERHEAD = 64;
+
 /**
  * The heap bytes a session holds: two a character (V8 keeps text that is not Latin-1 two bytes a character), for its
- * state, prompt and turns, plus its bookkeeping.
+ * state, prompt and turns (an action is held as its JSON text: episode-session.ts Turn, V26-2), plus its bookkeeping.
  */
 export function heldBytes(s: Pick<Session, 'id' | 'state' | 'prompt' | 'turns'>): number {
   let chars = s.id.length + s.state.length + s.prompt.length;
-  for (const t of s.turns) chars += t.observation.length + actionChars(t.action);
-  return 2 * chars + SESSION_OVERHEAD;
-}
-
-/** Each recorded action's JSON length, measured once (a session is recharged every step: no text per turn again). */
-const ACTION_CHARS = new WeakMap<object, number>();
-function actionChars(action: unknown): number {
-  if (action === null || typeof action !== 'object') return JSON.stringify(action)?.length ?? 0;
-  let n = ACTION_CHARS.get(action);
-  if (n === undefined) ACTION_CHARS.set(action, (n = JSON.stringify(action)?.length ?? 0));
-  return n;
+  for (const t of s.turns) chars += t.observation.length + t.actionChars;
+  return 2 * chars + TURN_OVERHEAD * s.turns.length + SESSION_OVERHEAD;
 }
 
 /** The default budget: a quarter of the V8 heap limit (as the body budget's), between 16 MiB and 1 GiB. */

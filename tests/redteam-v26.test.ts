@@ -33,8 +33,11 @@ describe('V26-1: a snapshot written after its journal was removed', () => {
       expect(r.orphans as number, JSON.stringify(r)).toBeGreaterThan(5);
       expect(r.diskBytes as number).toBeGreaterThan(10 * 150_000);
     } else {
+      // Closed (journal-quota.ts mayWrite, episode-snapshots.ts forget): no snapshot outlives its journal, and what is
+      // on disk is within the cap (a snapshot larger than the cap is not written: the replay stays).
       expect(r.orphans, JSON.stringify(r)).toBe(0);
       expect(r.temps).toBe(0);
+      expect(r.diskBytes as number).toBeLessThanOrEqual(150_000);
     }
   }, 150_000);
 });
@@ -54,6 +57,8 @@ describe("V26-2: an action's heap is ten times its charge", () => {
       expect(r.serverExit, JSON.stringify(r)).toMatchObject({ signal: 'SIGABRT' });
       expect(r.honestStepAfter).toBe('no answer');
     } else {
+      // Closed (episode-session.ts Turn): an action is held as its JSON text, so its charge is its heap; the budget
+      // sends sessions back before the heap is full.
       expect(r.serverExit, JSON.stringify(r)).toBeNull();
       expect(r.honestStepAfter).toBe(200);
     }
@@ -76,7 +81,10 @@ describe('V26-3: a WebSocket frame that trickles is never stalled', () => {
       expect(first, JSON.stringify(r)).not.toBe(200);
       expect(r.hostileStillOpen).toBe(256);
     } else {
+      // Closed (body-budget.ts MIN_PROGRESS_BYTES): a byte every half second is not progress, so the trickling frames
+      // are reclaimed for the honest body.
       expect(first, JSON.stringify(r)).toBe(200);
+      expect(r.hostileStillOpen as number).toBeLessThan(256);
     }
   }, 150_000);
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { SqliteLibrary } from '../library/sqlite/store.js';
-import { BodyBudget } from '../serve/body-budget.js';
+import { BodyBudget, MIN_PROGRESS_BYTES } from '../serve/body-budget.js';
 import { JsonLane } from '../serve/json-lane.js';
 import type { RunningServer, ServeError } from '../serve/options.js';
 import { startServer } from '../serve/server.js';
@@ -77,6 +77,53 @@ describe('BodyBudget', () => {
       cBody.moved();
       vi.advanceTimersByTime(500);
       expect(() => budget.reserve('e', 15, holder())).toThrow(/for all clients/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('a body that trickles is stalled (V26-3)', () => {
+  const holder = () => {
+    const dropped: ServeError[] = [];
+    return { dropped, drop: (e: ServeError) => void dropped.push(e) };
+  };
+
+  it('a byte every half second never counts as moving; a slow steady body in segments does', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const budget = new BodyBudget(100 * KB, 100 * KB, 1_000);
+      const [trickle, steady] = [holder(), holder()];
+      const t = budget.reserve('t', 0, trickle);
+      t.grow(40 * KB);
+      t.moved(40 * KB); // the bulk came at once: it moved
+      const s = budget.reserve('s', 0, steady);
+      s.grow(40 * KB);
+      s.moved(40 * KB);
+      for (let i = 0; i < 6; i++) {
+        vi.advanceTimersByTime(500);
+        t.grow(1);
+        t.moved(1); // moved often, by a byte
+        s.grow(1_460);
+        s.moved(1_460); // one TCP segment every half second: ~3 KB a second
+      }
+      // both moved within the last second; only the trickle brought too little to count
+      budget.reserve('c', 30 * KB, holder()).arrived();
+      expect([trickle.dropped.length, steady.dropped.length]).toEqual([1, 0]);
+      // written differently: chunks of just under the floor's bytes 0.9 s apart count every other one: stalled between
+      const other = new BodyBudget(100 * KB, 100 * KB, 1_000);
+      const few = holder();
+      const f = other.reserve('f', 0, few);
+      f.grow(80 * KB);
+      f.moved(80 * KB);
+      for (let i = 0; i < 3; i++) {
+        vi.advanceTimersByTime(900);
+        f.grow(MIN_PROGRESS_BYTES - 1);
+        f.moved(MIN_PROGRESS_BYTES - 1);
+      }
+      vi.advanceTimersByTime(200);
+      other.reserve('d', 15 * KB, holder()).arrived();
+      expect(few.dropped).toHaveLength(1);
     } finally {
       vi.useRealTimers();
     }

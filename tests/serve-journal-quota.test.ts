@@ -68,4 +68,24 @@ describe('JournalQuota', () => {
     q.grew('b5', 9_900); // 40,000 + 300 + 10,000 > 50,000: a holds the most by bytes
     expect(removed).toEqual(['b1', 'a1']);
   });
+
+  it("a snapshot's charge never removes the journal it charges (V26-1): the next oldest goes, or it is refused", () => {
+    const { q, removed } = quota(1_000, 100_000);
+    const [a, b] = [client('a'), client('b')];
+    q.wrote(b, 'b1', 1_000, 10_000);
+    for (const id of ['a1', 'a2', 'a3']) q.wrote(a, id, 1_000, 20_000);
+    // a holds the most and a1 is its oldest: a snapshot of a1 takes a2, never a1 itself
+    expect(q.mayWrite('a1', 50_000)).toBe(true);
+    expect(removed).toEqual(['a2']);
+    // written differently: a snapshot of the newest journal takes the oldest, a1, now that it is not the one charged
+    expect(q.mayWrite('a3', 40_000)).toBe(true);
+    expect(removed).toEqual(['a2', 'a1']);
+    // a3 is a's only journal: a snapshot past the cap would need a3 itself, so it is refused and its bytes given back
+    expect(q.mayWrite('a3', 90_000)).toBe(false);
+    expect(removed).toEqual(['a2', 'a1']); // b, within its share, keeps its journal
+    expect(q.mayWrite('b1', 1_000)).toBe(true); // the refused bytes were given back: there is room again
+    // a journal not counted by this process (before a restart) charges no one, as its lines do
+    expect(q.mayWrite('gone', 1_000_000)).toBe(true);
+    expect(removed).toEqual(['a2', 'a1']);
+  });
 });

@@ -1,11 +1,15 @@
-// Episode sessions are bounded by the heap they hold (redteam-v25 V25-2: session-memory.ts) and a session sent back to
-// its journal resumes from a snapshot of its state, not a replay of every turn (V25-3: episode-snapshots.ts). A fake
+// Episode sessions are bounded by the heap they hold (redteam-v25 V25-2, V26-2: session-memory.ts) and a session sent
+// back to its journal resumes from a snapshot of its state, not a replay of every turn (V25-3: episode-snapshots.ts),
+// which never outlives its journal (V26-1). A fake
 // sandbox answers every rollout at once and records the replays from reset, so nothing here reads the clock.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../serve/clients.js';
+import { EpisodeJournal, newEpisodeId } from '../serve/episode-journal.js';
+import { type Session, Turn } from '../serve/episode-session.js';
+import { EpisodeSnapshots } from '../serve/episode-snapshots.js';
 import { EpisodeSessions } from '../serve/episodes.js';
 import type { Service } from '../serve/service.js';
 import { heldBytes, type MemoryHolder, SessionMemory } from '../serve/session-memory.js';
@@ -125,6 +129,41 @@ describe('the heap episode sessions hold (V25-2)', () => {
   });
 });
 
+describe('an action is held as its JSON text, charged as what it is (V26-2)', () => {
+  // Shapes whose parsed heap is many times their text: empty objects, empty arrays, many keys, numbers.
+  const shapes: Record<string, unknown> = {
+    objects: Array.from({ length: 1_360 }, () => ({})),
+    arrays: Array.from({ length: 1_360 }, () => []),
+    keys: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i])),
+    numbers: Array.from({ length: 150 }, (_, i) => i / 7),
+  };
+
+  it('a turn keeps no parsed value: each read parses its text again, and its charge is two bytes a character', () => {
+    for (const [name, x] of Object.entries(shapes)) {
+      const action = { tool: 'list_arrivals', args: { x } };
+      const text = JSON.stringify(action);
+      const turn = new Turn(action, 'error: no such argument');
+      (action.args as Record<string, unknown>).x = 'replaced'; // the caller's value is not what the turn holds
+      expect(turn.action, name).toEqual(JSON.parse(text));
+      expect(turn.action).not.toBe(turn.action);
+      expect(turn.actionChars).toBe(text.length);
+      const held = heldBytes({ id: 'e', state: '', prompt: '', turns: [turn] });
+      expect(held, name).toBeGreaterThanOrEqual(2 * (text.length + turn.observation.length));
+    }
+  });
+
+  it('a session stepped with such actions answers, reads and retries them as sent', async () => {
+    const { sessions } = table();
+    const s = await sessions.create(identity(1), A);
+    const actions = Object.values(shapes).map((x) => ({ tool: 'tick', args: { x } }));
+    for (const [i, action] of actions.entries()) await sessions.step(s.id, action, i + 1, A);
+    expect((await sessions.get(s.id, A)).turns.map((t) => t.action)).toEqual(actions);
+    expect(await sessions.step(s.id, actions[1], 2, A)).toMatchObject({ turn: 2, replayed: true });
+    await expect(sessions.step(s.id, actions[0], 2, A)).rejects.toMatchObject({ code: 'E_TURN_CONFLICT' });
+    await sessions.close();
+  });
+});
+
 describe('a session sent back to its journal resumes from its snapshot (V25-3)', () => {
   it('one read, no replay; a retry of an earlier turn reads the turns it does not hold once', async () => {
     const { sessions, replays, froms } = table({ maxSessions: 2 });
@@ -158,5 +197,47 @@ describe('a session sent back to its journal resumes from its snapshot (V25-3)',
     expect(await sessions.step(a, tick, 4, A)).toMatchObject({ turn: 4, observation: 'obs 4' });
     expect(replays).toEqual([[tick, tick, { tool: 'other', args: {} }]]);
     await sessions.close();
+  });
+});
+
+describe('a snapshot never outlives its journal (V26-1)', () => {
+  it('a journal removed while its snapshot is being written: the write lands, then is deleted with it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-snap-'));
+    const journal = new EpisodeJournal(dir, 3_600_000);
+    const snapshots = new EpisodeSnapshots(journal);
+    const id = newEpisodeId({ ...identity(1), version: 1 });
+    await journal.create(id, { ...identity(1), version: 1, hash: 'h' });
+    const s = { id, over: false, turns: [new Turn(tick, 'obs 1')], state: '{}', errors: 0, prompt: 'p' };
+    snapshots.save({ ...s, now: { end: 'no-action', score: 0 } } as unknown as Session);
+    // removed at once, as the quota removes it, with the snapshot's write still in flight
+    snapshots.forget(id);
+    await journal.remove(id);
+    expect(await snapshots.load(id, [tick])).toBeNull(); // waits for the write and the removal after it
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a snapshot the quota cannot charge but by removing its own journal is not written (a replay stays)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-snap-'));
+    const journal = new EpisodeJournal(dir, 3_600_000);
+    const snapshots = new EpisodeSnapshots(journal);
+    journal.mayWrite = () => false;
+    const id = newEpisodeId({ ...identity(1), version: 1 });
+    await journal.create(id, { ...identity(1), version: 1, hash: 'h' });
+    const s = { id, over: false, turns: [new Turn(tick, 'obs 1')], state: '{}', errors: 0, prompt: 'p' };
+    snapshots.save({ ...s, now: { end: 'no-action', score: 0 } } as unknown as Session);
+    expect(await snapshots.load(id, [tick])).toBeNull();
+    expect(readdirSync(dir).filter((f) => !f.endsWith('.jsonl'))).toEqual([]);
+  });
+
+  it("a snapshot's temporary file left by a crash is swept by age with the journals", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-snap-'));
+    const journal = new EpisodeJournal(dir, 1_000);
+    const id = newEpisodeId({ ...identity(1), version: 1 });
+    writeFileSync(journal.snapshotTemp(id), '{"torn":', { mode: 0o600 });
+    writeFileSync(join(dir, 'unrelated.txt'), 'kept'); // not a journal's: never swept
+    const past = new Date(Date.now() - 10_000);
+    for (const f of readdirSync(dir)) utimesSync(join(dir, f), past, past);
+    expect(await journal.sweep()).toBe(1);
+    expect(readdirSync(dir)).toEqual(['unrelated.txt']);
   });
 });

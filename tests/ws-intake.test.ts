@@ -11,13 +11,13 @@ const KB = 1_024;
 const tick = () => new Promise((r) => setTimeout(r, 20));
 
 /** A server whose every connection is charged to 'a' in `budget`; resolves to a client connected to it. */
-async function pair(budget: BodyBudget) {
+async function pair(budget: BodyBudget, deadlineMs?: number) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * KB });
   const server: Server = createServer();
   const received: string[] = [];
   server.on('upgrade', (request, socket, head) =>
     wss.handleUpgrade(request, socket, head, (ws) => {
-      chargeArrivals(socket, ws, budget, 'a');
+      chargeArrivals(socket, ws, budget, 'a', deadlineMs);
       ws.on('message', (data) => received.push(String(data).slice(0, 8)));
       ws.on('error', () => {});
     }),
@@ -92,5 +92,44 @@ describe('WebSocket frames still arriving, charged to their client (V25-4)', () 
     expect(await closed).toBe(1006); // terminated: what ws held goes with the socket
     expect(budget.heldBy('a')).toBe(0);
     hold.release();
+  });
+
+  it('a frame that trickles a fragment at a time is stalled as one that stopped (V26-3)', async () => {
+    const budget = new BodyBudget(200 * KB, 200 * KB, 1_000);
+    const { client, closed } = await pair(budget);
+    client.send(Buffer.alloc(120 * KB, 0x61), { fin: false, binary: false });
+    await until(() => budget.heldBy('a') >= 120 * KB);
+    const trickle = setInterval(() => client.send(Buffer.from('a'), { fin: false, binary: false }), 200);
+    try {
+      await new Promise((r) => setTimeout(r, 1_300));
+      const hold = budget.reserve('b', 100 * KB, { drop: () => {} }); // a byte every 200 ms kept nothing
+      expect(await closed).toBe(1006);
+      hold.release();
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it('a message still arriving past the body deadline closes 1008; whole ones on an idle connection stay', async () => {
+    const budget = new BodyBudget(10_000 * KB, 10_000 * KB, 60_000);
+    const { client, closed, received } = await pair(budget, 400);
+    // an honest connection: a large message whole, a fragmented one, then idle past the deadline
+    client.send('m'.repeat(100 * KB));
+    for (const fin of [false, false, true]) client.send(Buffer.alloc(10 * KB, 0x61), { fin, binary: false });
+    await until(() => received.length === 2);
+    await new Promise((r) => setTimeout(r, 600));
+    client.send('still here');
+    await until(() => received.length === 3);
+    expect(received).toHaveLength(3);
+    // a message whose bytes keep coming (never stalled) but never end: closed at its deadline, its bytes given back
+    client.send(Buffer.alloc(50 * KB, 0x61), { fin: false, binary: false });
+    const steady = setInterval(() => client.send(Buffer.alloc(4 * KB, 0x61), { fin: false, binary: false }), 50);
+    try {
+      expect(await closed).toBe(1008);
+    } finally {
+      clearInterval(steady);
+    }
+    await until(() => budget.heldBy('a') === 0);
+    expect(budget.heldBy('a')).toBe(0);
   });
 });
