@@ -181,4 +181,38 @@ describe('the entities a pick chooses among', () => {
     expect(r.candidates).toBeUndefined();
     expect(r.sent.every((q) => (q.policy as { actions: Action[] }).actions.length <= 8)).toBe(true);
   });
+
+  it("probes with the reference's arguments first, the other sets only for those refused there", async () => {
+    const many = Array.from({ length: 12 }, (_, k) => `TK${6000 + k}`);
+    const roster: PickSample = {
+      ...sample,
+      candidates: [...sample.candidates.slice(0, 2), ...many.map((a) => a.toLowerCase())],
+      printed: new Map([...sample.printed, ...many.map((a): [string, string] => [a.toLowerCase(), a])]),
+      turns: 8,
+    };
+    const probes = (sent: RolloutRequest[]) =>
+      sent.flatMap((q) =>
+        (q.policy as { actions: Action[] }).actions.filter((a) => many.includes(String(a.args.ticket_id))),
+      );
+    // Every one routed: one call each at each moment, with the reference's amount (not 3 sets each).
+    const all = await kept((id) => (id === 'TK9999' ? ['No ticket TK9999.', false] : [`${id} routed.`, true]), roster);
+    expect(all.candidates).toHaveLength(14);
+    expect(probes(all.sent)).toHaveLength(24);
+    expect(probes(all.sent).every((a) => a.args.amount === 40 || a.args.amount === 30)).toBe(true);
+    // One refused for the borrowed amount and routed for 1: sent the other sets, and kept (the decision unchanged).
+    const one = await kept(
+      (id, _seen, args) =>
+        id === 'TK9999' || (id === 'TK6003' && Number(args.amount) > 1)
+          ? [`No ticket ${id}.`, false]
+          : [`${id} routed.`, true],
+      roster,
+    );
+    expect(one.candidates).toHaveLength(14);
+    expect(
+      probes(one.sent)
+        .filter((a) => a.args.ticket_id === 'TK6003')
+        .map((a) => a.args.amount),
+    ).toContain(1);
+    expect(probes(one.sent).filter((a) => a.args.ticket_id === 'TK6004')).toHaveLength(2);
+  });
 });
