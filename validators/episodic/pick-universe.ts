@@ -4,7 +4,7 @@
 // state unchanged and one refusal for every argument, answered as the unknown id, or where the tool acts on each
 // chosen one (changes the state) and not on it, or alike with others and as no chosen one ("the TK0000 queue",
 // technicians K452 beside jobs J305, whichever listing printed them). An entity the probe could not reach stays one;
-// the reference's arguments are tried first, the others only for an entity refused with them (the probes' cost).
+// the reference's arguments at its first pick are tried first, the rest only for an entity refused there (the cost).
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
 import { unknownId } from './adversaries-undo.js';
@@ -72,13 +72,14 @@ function replaysOf(
   ref: Rollout,
   probed: (id: string) => boolean,
   variants: number,
+  both = true,
 ): { moments: number[]; replays: Replay[] } {
   const acts = actionsOf(ref);
   const picks = acts.flatMap((a, k) => (a.tool === sample.tool && typeof a.args[sample.arg] === 'string' ? [k] : []));
   const others = sample.candidates.filter((c) => !sample.chosen.has(c) && probed(c));
   if (picks.length === 0 || others.length === 0) return { moments: [], replays: [] };
   const calls = picks.map((k) => acts[k] as Action);
-  const moments = [...new Set([picks[0] as number, picks.at(-1) as number])];
+  const moments = [...new Set([picks[0] as number, ...(both ? [picks.at(-1) as number] : [])])];
   const replays = moments.flatMap((at) => {
     const call = acts[at] as Action;
     const unknown = unknownId(String(call.args[sample.arg]), new Set([...sample.candidates, ...sample.chosen]));
@@ -155,21 +156,22 @@ function refusedIn(rep: Replay, ref: Rollout, out: RolloutResult | undefined, ar
 
 /**
  * Per sample, the candidates the tool refuses: refused in every replay that reached them, at both moments (a moment no
- * replay reached keeps them). Each unchosen candidate is probed with the reference's arguments first, and only those
- * refused there with every argument set it admits (an entity is out only where every set is refused); a sample whose
- * sets all fit in as many replays as the first round's is sent them all at once (the cost is the replays' prefixes).
+ * replay reached keeps them). Each unchosen candidate is probed at the first pick call with the reference's arguments
+ * first, and only those refused there at both moments with every argument set it admits (an entity is out only where
+ * every set is refused at both: the same decision); a sample whose probes all fit in as many replays as the first
+ * round's is sent them all at once (a replay's cost is mostly the reference's prefix it replays).
  */
 async function refused(
   samples: readonly PickSample[],
   refs: readonly Rollout[],
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<Map<PickSample, Set<string>>> {
-  const plan = (s: PickSample, probed: (id: string) => boolean, variants: number) => ({
+  const plan = (s: PickSample, probed: (id: string) => boolean, variants: number, both = true) => ({
     sample: s,
-    ...replaysOf(s, refs[s.of] as Rollout, probed, variants),
+    ...replaysOf(s, refs[s.of] as Rollout, probed, variants, both),
   });
   const first = samples.map((s) => {
-    const [one, all] = [1, VARIANTS].map((v) => plan(s, () => true, v)) as [Plan, Plan];
+    const [one, all] = [plan(s, () => true, 1, false), plan(s, () => true, VARIANTS)];
     const complete = all.replays.length <= one.replays.length;
     return { complete, plan: complete ? all : one };
   });
