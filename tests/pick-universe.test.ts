@@ -70,12 +70,18 @@ describe('the entities a pick chooses among', () => {
     expect(r.candidates).toBeUndefined();
     // The probe sends the unknown id before the listed one, each with the reference's other arguments, then the
     // reference's own call.
-    const log = (r.sent[0]?.policy as { actions: Action[] }).actions;
+    // First with the reference's arguments at its first pick; refused there, with every set at both picks.
+    expect((r.sent[0]?.policy as { actions: Action[] }).actions.map((a) => a.args.ticket_id)).toEqual([
+      'TK9999',
+      'TK0000',
+      'TK4821',
+    ]);
+    const log = (r.sent[1]?.policy as { actions: Action[] }).actions;
     // ... the listed one with the reference's amount, the least it sends and 1; then again at its last pick call.
     expect(log.map((a) => a.args.ticket_id)).toEqual(['TK9999', 'TK0000', 'TK0000', 'TK0000', 'TK4821']);
     expect(log.slice(1, 4).map((a) => a.args.amount)).toEqual([40, 30, 1]);
     expect(log[1]?.args.queue).toBe('billing');
-    expect((r.sent[1]?.policy as { actions: Action[] }).actions.at(-1)?.args.ticket_id).toBe('TK5310');
+    expect((r.sent[2]?.policy as { actions: Action[] }).actions.at(-1)?.args.ticket_id).toBe('TK5310');
   });
 
   it('keeps one the tool acts on or answers otherwise (a forbidden refund, a refusal with a reason)', async () => {
@@ -180,5 +186,46 @@ describe('the entities a pick chooses among', () => {
     const r = await kept(kindOf, roster);
     expect(r.candidates).toBeUndefined();
     expect(r.sent.every((q) => (q.policy as { actions: Action[] }).actions.length <= 8)).toBe(true);
+  });
+
+  it("probes with the reference's arguments first, the other sets only for those refused there", async () => {
+    const many = Array.from({ length: 12 }, (_, k) => `TK${6000 + k}`);
+    const roster: PickSample = {
+      ...sample,
+      candidates: [...sample.candidates.slice(0, 2), ...many.map((a) => a.toLowerCase())],
+      printed: new Map([...sample.printed, ...many.map((a): [string, string] => [a.toLowerCase(), a])]),
+      turns: 8,
+    };
+    const probes = (sent: RolloutRequest[]) =>
+      sent.flatMap((q) =>
+        (q.policy as { actions: Action[] }).actions.filter((a) => many.includes(String(a.args.ticket_id))),
+      );
+    // Every one routed: one call each at the first pick, with the reference's amount (not 3 sets at 2 moments each).
+    const all = await kept((id) => (id === 'TK9999' ? ['No ticket TK9999.', false] : [`${id} routed.`, true]), roster);
+    expect(all.candidates).toHaveLength(14);
+    expect(probes(all.sent)).toHaveLength(12);
+    expect(probes(all.sent).every((a) => a.args.amount === 40)).toBe(true);
+    // One refused for the borrowed amount and routed for 1: sent the other sets, and kept (the decision unchanged).
+    const one = await kept(
+      (id, _seen, args) =>
+        id === 'TK9999' || (id === 'TK6003' && Number(args.amount) > 1)
+          ? [`No ticket ${id}.`, false]
+          : [`${id} routed.`, true],
+      roster,
+    );
+    expect(one.candidates).toHaveLength(14);
+    expect(
+      probes(one.sent)
+        .filter((a) => a.args.ticket_id === 'TK6003')
+        .map((a) => a.args.amount),
+    ).toContain(1);
+    expect(probes(one.sent).filter((a) => a.args.ticket_id === 'TK6004')).toHaveLength(1);
+    // Refused at the first pick only (routed after the reference's picks, rt28e U1): probed at the last, kept.
+    const later = await kept(
+      (id, seen) =>
+        id === 'TK9999' || (id === 'TK6003' && seen < 3) ? [`No ticket ${id}.`, false] : [`${id} routed.`, true],
+      roster,
+    );
+    expect(later.candidates).toHaveLength(14);
   });
 });

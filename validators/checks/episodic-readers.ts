@@ -18,6 +18,7 @@ import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.j
 import { errorPathCalls } from '../episodic/adversaries-undo.js';
 import { askLog, askSamples, asksOf, askTrials, type Ask, type AskSample } from '../episodic/asks.js';
 import { digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Replies } from '../episodic/readers.js';
+import { joined, surveyLog } from '../episodic/opening.js';
 import { arithmeticSamples, EPISODIC_ARITHMETIC } from '../episodic/arithmetic.js';
 import { pickSamples, pickTrials } from '../episodic/selection.js';
 import { knownPicks } from '../episodic/pick-universe.js';
@@ -204,27 +205,25 @@ export const episodicReaders: EpisodicCheck = {
             ...again.flatMap(([kind, times]) => nearMissCalls(calls, maxLength, [kind], times)),
           ].slice(0, limit);
         });
-        const more = await tools.run(
+        // The survey (opening.ts) of tools no entity's values fill, with the values the texts and replies give.
+        const surveys = opened.map((i, k) => {
+          const r = outcomes[logs.length + k];
+          return surveyLog(ctx.meta, refs[i] as Rollout, categorical, (r?.ok && r.observations) || [], limit);
+        });
+        const parts = [misses, surveys].flatMap((calls) =>
           opened.flatMap((i, k) =>
-            (misses[k] as Action[]).length === 0
-              ? []
-              : [replayOf(refs[i] as Rollout, misses[k] as Action[], { observations: true })],
+            (calls[k] as Action[]).length === 0 ? [] : [{ i, k, calls: calls[k] as Action[] }],
           ),
         );
+        const more = await tools.run(parts.map((p) => replayOf(refs[p.i] as Rollout, p.calls, { observations: true })));
         metrics['fuzzy near misses'] = [...fuzzy, ...again.map(([kind, times]) => `${kind} (asked ${times} times)`)];
         // Fields of the lines that name each decided entity, one map per axis.
         const opening: Array<Replies | undefined> = [];
-        let sent = 0;
         opened.forEach((i, k) => {
           const r = outcomes[logs.length + k];
-          const extra = (misses[k] as Action[]).length === 0 ? undefined : more[sent++];
-          const seen = r?.ok ? (r.observations ?? []) : [];
-          const log = [
-            ...(openings[i] as Action[]).slice(0, seen.length),
-            ...(extra?.ok ? (misses[k] as Action[]) : []),
-          ];
-          const replies = [...seen, ...(extra?.ok ? (extra.observations ?? []) : [])];
-          opening[i] = r?.ok ? readOpening(log.slice(0, replies.length), replies, refs[i] as Rollout) : undefined;
+          const mine = parts.flatMap((p, j) => (p.k === k ? [{ calls: p.calls, out: more[j] }] : []));
+          const { log, replies } = joined(openings[i] as Action[], r, mine);
+          opening[i] = r?.ok ? readOpening(log, replies, refs[i] as Rollout) : undefined;
         });
         for (const axis of categorical) {
           const samples = fieldSamples(ctx.meta, refs, axis, opening);

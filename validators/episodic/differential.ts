@@ -94,5 +94,6 @@ export function readOpening(log: readonly Action[], observations: string[], ref:
     if (Object.keys(a.args).length > 0) return ((touched = true), s);
     return touched ? `${a.tool}'s reply ${AFTER_A_CALL}` : s;
   });
-  return { tools: log.map((a) => a.tool), observations, sources, diffs: differentialFields(log, observations, real) };
+  const diffs = differentialFields(log, observations, real);
+  return { tools: log.map((a) => a.tool), calls: [...log], observations, sources, diffs };
 }

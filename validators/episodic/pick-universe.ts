@@ -3,7 +3,8 @@
 // its last, with the arguments the reference sent and those the entity admits (the amount its listing shows), its
 // state unchanged and one refusal for every argument, answered as the unknown id, or where the tool acts on each
 // chosen one (changes the state) and not on it, or alike with others and as no chosen one ("the TK0000 queue",
-// technicians K452 beside jobs J305, whichever listing printed them). An entity the probe could not reach stays one.
+// technicians K452 beside jobs J305, whichever listing printed them). An entity the probe could not reach stays one;
+// the reference's arguments at its first pick are tried first, the rest only for an entity refused there (the cost).
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
 import { unknownId } from './adversaries-undo.js';
@@ -40,6 +41,7 @@ function argumentSets(
   calls: readonly Action[],
   call: Action,
   id: string,
+  variants: number,
 ): Record<string, unknown>[] {
   const numeric = Object.keys(call.args).filter((k) => k !== sample.arg && typeof call.args[k] === 'number');
   const printed = sample.printed.get(id) ?? id;
@@ -56,7 +58,7 @@ function argumentSets(
     Object.fromEntries(numeric.map((k) => [k, 1])),
   ].map((s) => ({ ...call.args, ...s, [sample.arg]: printed }));
   const seen = new Set<string>();
-  return sets.filter((s) => !seen.has(JSON.stringify(s)) && seen.add(JSON.stringify(s))).slice(0, VARIANTS);
+  return sets.filter((s) => !seen.has(JSON.stringify(s)) && seen.add(JSON.stringify(s))).slice(0, variants);
 }
 
 /**
@@ -65,18 +67,24 @@ function argumentSets(
  * of its argument sets after an unknown id of the same shape, then the reference's call (the tool still acts after the
  * probe: no lock answers every call alike); as many replays as the world's turns need, `CALLS` probes at most.
  */
-function replaysOf(sample: PickSample, ref: Rollout): { moments: number[]; replays: Replay[] } {
+function replaysOf(
+  sample: PickSample,
+  ref: Rollout,
+  probed: (id: string) => boolean,
+  variants: number,
+  both = true,
+): { moments: number[]; replays: Replay[] } {
   const acts = actionsOf(ref);
   const picks = acts.flatMap((a, k) => (a.tool === sample.tool && typeof a.args[sample.arg] === 'string' ? [k] : []));
-  const others = sample.candidates.filter((c) => !sample.chosen.has(c));
+  const others = sample.candidates.filter((c) => !sample.chosen.has(c) && probed(c));
   if (picks.length === 0 || others.length === 0) return { moments: [], replays: [] };
   const calls = picks.map((k) => acts[k] as Action);
-  const moments = [...new Set([picks[0] as number, picks.at(-1) as number])];
+  const moments = [...new Set([picks[0] as number, ...(both ? [picks.at(-1) as number] : [])])];
   const replays = moments.flatMap((at) => {
     const call = acts[at] as Action;
     const unknown = unknownId(String(call.args[sample.arg]), new Set([...sample.candidates, ...sample.chosen]));
     const probes = others
-      .flatMap((id) => argumentSets(sample, calls, call, id).map((args) => ({ id, args })))
+      .flatMap((id) => argumentSets(sample, calls, call, id, variants).map((args) => ({ id, args })))
       .slice(0, CALLS);
     const room = (sample.turns ?? Number.POSITIVE_INFINITY) - at - 2;
     if (room < 1) return [];
@@ -147,23 +155,52 @@ function refusedIn(rep: Replay, ref: Rollout, out: RolloutResult | undefined, ar
 }
 
 /**
- * The pick samples with the candidates their tool refuses left out: refused in every replay that reached them, at
- * both moments; a sample left choosing all of its candidates selects nothing.
+ * Per sample, the candidates the tool refuses: refused in every replay that reached them, at both moments (a moment no
+ * replay reached keeps them). Each unchosen candidate is probed at the first pick call with the reference's arguments
+ * first, and only those refused there at both moments with every argument set it admits (an entity is out only where
+ * every set is refused at both: the same decision); a sample whose probes all fit in as many replays as the first
+ * round's is sent them all at once (a replay's cost is mostly the reference's prefix it replays).
  */
-export async function knownPicks(
-  bySlot: ReadonlyMap<string, PickSample[]>,
+async function refused(
+  samples: readonly PickSample[],
   refs: readonly Rollout[],
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
-): Promise<Map<string, PickSample[]>> {
-  const plans = [...bySlot.values()].flatMap((samples) =>
-    samples.map((s) => ({ sample: s, ...replaysOf(s, refs[s.of] as Rollout) })),
+): Promise<Map<PickSample, Set<string>>> {
+  const plan = (s: PickSample, probed: (id: string) => boolean, variants: number, both = true) => ({
+    sample: s,
+    ...replaysOf(s, refs[s.of] as Rollout, probed, variants, both),
+  });
+  const first = samples.map((s) => {
+    const [one, all] = [plan(s, () => true, 1, false), plan(s, () => true, VARIANTS)];
+    const complete = all.replays.length <= one.replays.length;
+    return { complete, plan: complete ? all : one };
+  });
+  const firstOut = await verdictsOf(
+    first.map((f) => f.plan),
+    refs,
+    run,
   );
+  const second = first.flatMap((f) =>
+    f.complete ? [] : [plan(f.plan.sample, (id) => firstOut.get(f.plan.sample)?.has(id) === true, VARIANTS)],
+  );
+  const secondOut = await verdictsOf(second, refs, run);
+  return new Map(samples.map((s, k) => [s, (first[k]?.complete ? firstOut : secondOut).get(s) ?? new Set<string>()]));
+}
+
+/** A sample's replays and the moments they probe. */
+type Plan = { sample: PickSample; moments: number[]; replays: Replay[] };
+
+/** Per sample, the candidates refused in every replay of its plan that reached them, at each of its moments. */
+async function verdictsOf(
+  plans: readonly Plan[],
+  refs: readonly Rollout[],
+  run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
+): Promise<Map<PickSample, Set<string>>> {
   const requests = plans.flatMap((p) => p.replays.map((r) => r.request));
   const outcomes = requests.length === 0 ? [] : await run(requests);
   const gone = new Map<PickSample, Set<string>>();
   let k = 0;
   for (const { sample, moments, replays } of plans) {
-    // Per candidate, per moment: refused wherever a replay reached it (a moment no replay reached keeps it).
     const verdicts = new Map<string, Map<number, boolean>>();
     for (const rep of replays) {
       const seen = refusedIn(rep, refs[sample.of] as Rollout, outcomes[k++], sample.arg, sample.tool);
@@ -176,6 +213,19 @@ export async function knownPicks(
     const out = [...verdicts].filter(([, m]) => moments.every((at) => m.get(at) === true)).map(([id]) => id);
     gone.set(sample, new Set(out));
   }
+  return gone;
+}
+
+/**
+ * The pick samples with the candidates their tool refuses left out (`refused`); a sample left choosing all of its
+ * candidates selects nothing.
+ */
+export async function knownPicks(
+  bySlot: ReadonlyMap<string, PickSample[]>,
+  refs: readonly Rollout[],
+  run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
+): Promise<Map<string, PickSample[]>> {
+  const gone = await refused([...bySlot.values()].flat(), refs, run);
   const result = new Map<string, PickSample[]>();
   for (const [slot, samples] of bySlot) {
     const kept = samples.flatMap((s): PickSample[] => {

@@ -41,10 +41,11 @@ export interface PickSample {
 
 /**
  * The selection samples, per (tool, argument) with a free string the reference sends (the finish aside): for
- * each episode, the entities of the sent ids' shapes that the listings name (the opening's
- * replies and the reference's own, before its first call of the tool, of tools called without arguments: a
- * reply about one entity is asked because of the choice), and the structural fields of each, with the words of
- * the rules (the prompt's and the tools' vocabulary) in its cell: a choice they explain is a stated rule.
+ * each episode, the entities of the sent ids' shapes that the listings name (the opening's replies, its survey's
+ * included, and the reference's own before its first call of the tool: replies of calls without arguments, or naming
+ * two entities where no argument is one; a reply about one entity is asked because of the choice), and the
+ * structural fields of each, with the words of the rules (the prompt's and the tools' vocabulary) in its cell: a
+ * choice they explain is a stated rule.
  * Episodes where the reference chooses every entity named, or none, select nothing.
  */
 export function pickSamples(
@@ -93,7 +94,9 @@ export function pickSamples(
         const texts: Array<[string, string]> = [
           ...(opened?.observations ?? []).flatMap(
             (o, j): Array<[string, string]> =>
-              Object.keys(propsOf(meta, opened?.tools[j] ?? '')).length === 0 &&
+              (opened?.calls?.[j]
+                ? listing(opened.calls[j], o)
+                : Object.keys(propsOf(meta, opened?.tools[j] ?? '')).length === 0) &&
               !opened?.sources?.[j]?.includes(AFTER_A_CALL)
                 ? [[`${opened?.tools[j]}'s reply`, o]]
                 : [],
