@@ -104,7 +104,7 @@ describe('statedCaps', () => {
     ).toBe(true);
     expect(perOwnUnit('At most 20 kg per order.', 'ship_parcel', ['read_order', 'ship_parcel'])).toBe(false);
   });
-  it('reads the unit the amount is FOR, the subject, then the occasion, never a ranking of kinds (s23e V3, V5, V9)', () => {
+  it('reads the unit the amount is FOR, the subject, then the occasion, not a kind ranking (s23e V3, V5, V9)', () => {
     const items = {
       own: wordsOf('refund order_id amount Refund an amount (whole dollars) on an order.'),
       shown: wordsOf('read_order Show one order: its lines (item and price) and its total.'),

@@ -4,8 +4,8 @@
 // only named as the occasion ("on any day", "on any one item"). That unit rules a cap on one call out where it is of
 // time or a thing the world shows apart from the call (another tool's texts or replies name it: an order's items);
 // never the call's own medium (a word of the tool's name, texts or parameters: "per transfer" for a refund "sent as
-// one bank transfer"), a word the world never shows ("per cheque"), nor a unit the texts make one call ("each move_stock
-// call brings down one pallet", "refund a larger price in several transfers").
+// one bank transfer"), a word the world never shows ("per cheque"), nor a unit the texts make one call ("each
+// move_stock call brings down one pallet", "refund a larger price in several transfers").
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf } from './adversaries.js';
@@ -29,18 +29,27 @@ const QUANTIFIED = /\b(?:per|each|every|any(?:\s+one)?|no|one|an?)\s+([a-z']+)(?
 /** What stands before a quantifier that makes its unit the one the amount is FOR: "for", a number ("$500 a day"). */
 const FOR_BEFORE = /(?:\bfor\s+|\d[\d,.]*%?\s+(?:[a-z]+\s+)?)$/i;
 /** A time adverb after the number or before the bound's noun: the amount is per that time ("$500 daily"). */
-const FOR_TIME =
-  /(?:\d[\d,.]*\s+(daily|nightly|weekly|monthly|yearly|hourly)\b|\b(daily|nightly|weekly|monthly|yearly|hourly)\s+(?:limit|cap|max|maximum|total|allowance|budget)\b)/gi;
+const ADVERB = '(daily|nightly|weekly|monthly|yearly|hourly)';
+const FOR_TIME = new RegExp(
+  String.raw`\d[\d,.]*\s+${ADVERB}\b|\b${ADVERB}\s+(?:limit|cap|max|maximum|total|allowance|budget)\b`,
+  'gi',
+);
 /** A preposition of occasion before a quantifier: when or where a bound holds, not what it is per ("on any day"). */
 const OCCASION_BEFORE = /\b(?:on|in|during|within|throughout|across|at)\s+$/i;
 /** Words of a bound, never its unit (tool-words' function words, less the deeds that may name a unit: "per call"). */
-const BOUND_WORD =
-  /^(?:could|more|less|most|least|such|other|single|same|own|given|returned|larger|smaller|greater|higher|lower|bigger|above|below|limit|cap|maximum|max|minimum|total|amount|sum|value|price|cost|fee|dollar|cent|figure|number)$/;
+const BOUND_WORD = new RegExp(
+  String.raw`^(?:could|more|less|most|least|such|other|single|same|own|given|returned|larger|smaller|greater|higher|` +
+    String.raw`lower|bigger|above|below|limit|cap|maximum|max|minimum|total|amount|sum|value|price|cost|fee|dollar|` +
+    String.raw`cent|figure|number)$`,
+);
 const DEED_NOUN = /^(?:shows?|lists?|gets?|returns?|gives?|calls?|tool|ends?|task)$/;
 const functionWord = (w: string) => (FUNCTION_WORDS.has(w) && !DEED_NOUN.test(w)) || BOUND_WORD.test(w);
 /** A text's phrases making one call of its tool one unit: "one pallet", "a single transfer", "in several transfers". */
-const EQUATES =
-  /\b(?:(?<!\b(?:any|no|each|every|which|that)\s+)one|a single|exactly one|only one|(?:in|into|as|over) (?:several|multiple|separate|many|two or more))\s+([a-z']+)/gi;
+const EQUATES = new RegExp(
+  String.raw`\b(?:(?<!\b(?:any|no|each|every|which|that)\s+)one|a single|exactly one|only one|` +
+    String.raw`(?:in|into|as|over) (?:several|multiple|separate|many|two or more))\s+([a-z']+)`,
+  'gi',
+);
 
 /** A word's stem: lower case, a plural's "s" or "es" dropped. */
 export function stemOf(word: string): string {
@@ -126,7 +135,7 @@ export function perOtherUnit(clause: string, tool: string, world?: CapWorld): bo
   return units.some(other);
 }
 
-/** The units `texts` (sentences naming `tool`, its own texts) make one call of it: "one pallet", "several transfers". */
+/** The units `texts` (sentences naming `tool`, its texts) make one call of it: "one pallet", "several transfers". */
 export function equatedUnits(texts: readonly string[], tool: string): Set<string> {
   const told = texts.filter((t) => mentionAt(t, tool) >= 0);
   return new Set(
