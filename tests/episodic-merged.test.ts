@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Rollout, RolloutRequest, RolloutResult } from '../sandbox/rollouts.js';
 import type { Action } from '../validators/episodic/adversaries.js';
-import { perOwnUnit, unitsIn, wordsOf } from '../validators/episodic/cap-units.js';
+import { boundUnits, equatedUnits, perOwnUnit, unitsIn, wordsOf } from '../validators/episodic/cap-units.js';
 import { statedCaps } from '../validators/episodic/caps.js';
 import { tokensOf } from '../validators/episodic/probes.js';
 import { accumulating, heldAt, mergedCalls, movedBy, type MergedLog } from '../validators/episodic/merged.js';
@@ -103,6 +103,33 @@ describe('statedCaps', () => {
       perOwnUnit('The courier takes at most 20 kg per parcel.', 'ship_parcel', ['read_order', 'ship_parcel']),
     ).toBe(true);
     expect(perOwnUnit('At most 20 kg per order.', 'ship_parcel', ['read_order', 'ship_parcel'])).toBe(false);
+  });
+  it('reads the unit the amount is FOR, the subject, then the occasion, not a kind ranking (s23e V3, V5, V9)', () => {
+    const items = {
+      own: wordsOf('refund order_id amount Refund an amount (whole dollars) on an order.'),
+      shown: wordsOf('read_order Show one order: its lines (item and price) and its total.'),
+    };
+    const caps = (text: string) => statedCaps(text, 'refund', tools, items).map((c) => c.n);
+    // A time only saying when a bound on each call holds: the call is the subject (V5).
+    expect(caps('No refund may be over $200 on any day of the week: refund a larger price in parts.')).toEqual([200]);
+    expect(caps('During any shift, each refund is capped at $200.')).toEqual([200]);
+    expect(boundUnits('No more than $500 in refunds on any one day')).toEqual({ role: 'at', units: ['day'] });
+    expect(caps('No more than $500 in refunds on any one day.')).toEqual([]);
+    // The amount said FOR a unit the world shows, whatever the subject (V9).
+    expect(caps('Refund each returned item its price: no refund may be over $200 for any one item.')).toEqual([]);
+    expect(caps('Refund each item its price, capped at $200 a refund for each item.')).toEqual([]);
+    expect(caps('A refund may not exceed $200 per item.')).toEqual([]);
+    // A unit the texts make one call (V3): "one pallet", "in several transfers"; not "any one item".
+    const move =
+      'Stock comes down on pallets: each move_stock call brings down one pallet, and a pallet holds at most 40.';
+    expect([...equatedUnits([move], 'move_stock')]).toEqual(['pallet']);
+    expect([
+      ...equatedUnits(['Refund in several transfers.', 'Refund at most $200 for any one item.'], 'refund'),
+    ]).toEqual(['transfer']);
+    const pallets = { own: wordsOf('move_stock request_id units'), shown: wordsOf('reserve: 7 pallets') };
+    const onPallet = (world: object) => statedCaps(move, 'move_stock', ['move_stock'], world as typeof pallets);
+    expect(onPallet(pallets).map((c) => c.n)).toEqual([]);
+    expect(onPallet({ ...pallets, equated: new Set(['pallet']) }).map((c) => c.n)).toEqual([40]);
   });
   it('reads a number with thousands separators as one (redteam-s21e T2)', () => {
     expect(capsOf('No single refund may exceed $1,000: refund a larger price in parts.', 'refund')).toEqual([1000]);

@@ -30,7 +30,8 @@ export interface MergedLog {
 /**
  * The reference's log with each tool's calls merged past a number stated about that tool: in a sentence of the prompt
  * or the description that names it (or states a bound per the noun only its name has: "20 kg per parcel" for
- * ship_parcel, redteam-s22e U4), or in its own texts (its description, its parameters').
+ * ship_parcel, redteam-s22e U4; or per a unit the texts make its call, redteam-s23e V3), or in its own texts (its
+ * description, its parameters').
  */
 export function mergedLogs(meta: EpisodicMeta, r: Rollout, tools: readonly string[], refs: readonly Rollout[] = []) {
   const acts = actionsOf(r);
@@ -39,9 +40,10 @@ export function mergedLogs(meta: EpisodicMeta, r: Rollout, tools: readonly strin
   return tools.flatMap((tool) => {
     const own = meta.tools.find((t) => t.name === tool);
     const names = meta.tools.map((t) => t.name);
-    const about = told.filter((x) => mentionAt(x, tool) >= 0 || perOwnUnit(x, tool, names));
+    const world = capWorld(meta, r, tool);
+    const about = told.filter((x) => mentionAt(x, tool) >= 0 || perOwnUnit(x, tool, names, world));
     const text = [...about, ...(own ? [toolTexts(own)] : [])].join('\n');
-    const merged = mergedCalls(acts.slice(0, -1), tool, text, others, names, capWorld(meta, r, tool));
+    const merged = mergedCalls(acts.slice(0, -1), tool, text, others, names, world);
     return merged ? [{ tool, ...merged, actions: [...merged.actions, acts.at(-1) as Action] }] : [];
   });
 }

@@ -6,7 +6,7 @@
 import type { Tool } from '../../contract/episodic.js';
 import { mentionAt } from './stated-rules.js';
 
-const FUNCTION_WORDS = new Set(
+export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
   (
     'a an the and or but nor of to in on at by for with without from into onto against about over under per as is ' +
     'are be been was were it its this that these those one two each every all any some no not only also then than ' +
