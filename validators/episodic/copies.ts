@@ -15,6 +15,7 @@ export interface CopyRule {
   arg: string;
   from: string;
   fromEnd: number;
+  /** The word the read number follows (`fromEnd` then unused, 0). */
   label?: string;
 }
 
@@ -137,7 +138,7 @@ export function copyRuleOf(
         const at = nums ? nums.map((x) => x.value).lastIndexOf(v) : -1;
         if (!nums || at < 0) continue;
         const place: CopyRule = { tool: call.tool, arg, from: other.tool, fromEnd: nums.length - 1 - at };
-        for (const rule of [place, { ...place, label: (nums[at] as Labelled).label }]) {
+        for (const rule of [place, { ...place, fromEnd: 0, label: (nums[at] as Labelled).label }]) {
           if (lookup(rule)) continue;
           const key = JSON.stringify(rule);
           counts.set(key, { rule, n: (counts.get(key)?.n ?? 0) + 1 });
