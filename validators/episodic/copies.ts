@@ -19,26 +19,32 @@ export interface CopyRule {
   label?: string;
 }
 
-/** A reply's number and the word it follows (lower-cased, counted where the word names several: `customer#2`). */
+/**
+ * A reply's number, the word it follows (lower-cased, counted where the word names several: `customer#2`) and the
+ * words since the number before it (its phrase: 'total with tax').
+ */
 interface Labelled {
   value: number;
   label: string;
+  phrase: string[];
 }
 
 /** A reply's numbers with their labels, a minus sign read as a number's own ('refund -1986', '-$40'), never a hyphen. */
 function labelledIn(text: string): Labelled[] {
   const out: Labelled[] = [];
   const counts = new Map<string, number>();
-  let word = '';
+  let phrase: string[] = [];
   for (const token of tokensOf(text.replace(/(^|[\s(:=])-\$?(?=\d)/g, '$1$$-'))) {
     const value = Number(token);
     if (!Number.isFinite(value)) {
-      word = token.toLowerCase();
+      phrase.push(token.toLowerCase());
       continue;
     }
+    const word = phrase.at(-1) ?? out.at(-1)?.label.replace(/#\d+$/, '') ?? '';
     const n = (counts.get(word) ?? 0) + 1;
     counts.set(word, n);
-    out.push({ value, label: n > 1 ? `${word}#${n}` : word });
+    out.push({ value, label: n > 1 ? `${word}#${n}` : word, phrase });
+    phrase = [];
   }
   return out;
 }
@@ -153,13 +159,13 @@ export function copyRuleOf(
 /**
  * Where `rule` reads each call of the log (undefined where the call is not one of `rule.tool`'s, or no earlier reply of
  * `rule.from` naming its entity shows one): the numbers of the latest such reply and the place of the read one (its
- * place from the end, or the number its label names).
+ * place from the end, or the number its label names), with the words printed before it.
  */
 export function copySources(
   r: Rollout,
   observations: string[],
   rule: CopyRule,
-): ({ shown: number[]; at: number; j: number } | undefined)[] {
+): ({ shown: number[]; at: number; j: number; phrase: string[] } | undefined)[] {
   const acts = actionsOf(r);
   return acts.map((call, i) => {
     if (call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number') return undefined;
@@ -170,7 +176,7 @@ export function copySources(
       if (!shown) continue;
       const at =
         rule.label === undefined ? shown.length - 1 - rule.fromEnd : shown.findIndex((x) => x.label === rule.label);
-      if (at >= 0) return { shown: shown.map((x) => x.value), at, j };
+      if (at >= 0) return { shown: shown.map((x) => x.value), at, j, phrase: (shown[at] as Labelled).phrase };
     }
     return undefined;
   });
