@@ -31,7 +31,7 @@ function announced(texts: readonly string[], rule: CopyRule, meta: EpisodicMeta 
  * Whether the references' copies by `rule` are figures the texts direct the agent to (`announced`): the words
  * printed before the copied number name one of them in at least half the copies.
  */
-export function directedCopy(refs: readonly Rollout[], rule: CopyRule, meta: EpisodicMeta | undefined): boolean {
+export function announcedCopy(refs: readonly Rollout[], rule: CopyRule, meta: EpisodicMeta | undefined): boolean {
   let copies = 0;
   let named = 0;
   for (const r of refs) {
