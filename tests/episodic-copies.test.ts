@@ -180,7 +180,7 @@ describe('derivedFromShown (a shown value the stated rule derives, or a lookup)'
   it('learns nothing from a figure that restates another shown number (an unopened item refunded its price)', () => {
     expect(derivedFromShown(desk((p) => p, [15]))).toBe(false);
   });
-  it('reads a figure printed twice as one number, an input some samples restate as the price (redteam-s23e V10)', () => {
+  it('reads a figure printed twice as one number, an input some samples restate as their price (rt29e V10)', () => {
     const twice = (s: ShownSample, k: number) => ({
       ...s,
       value: k % 3 === 0 ? (s.shown[0]?.value as number) : (s.shown[0]?.value as number) - 15,

@@ -29,7 +29,7 @@ interface Labelled {
   phrase: string[];
 }
 
-/** A reply's numbers with their labels, a minus sign read as a number's own ('refund -1986', '-$40'), never a hyphen. */
+/** A reply's numbers with their labels, a minus sign read as a number's own ('refund -1986', '-$40'), no hyphen. */
 function labelledIn(text: string): Labelled[] {
   const out: Labelled[] = [];
   const counts = new Map<string, number>();
@@ -123,7 +123,8 @@ export function bookkept(acts: Action[], i: number, v: number, stateNumbers: Set
 /**
  * The copy rule the reference's own log suggests: among its numeric arguments that an earlier reply naming the entity
  * shows (not known, not bookkept, not that reply's own call echoed), the commonest place of the shown value (from the
- * end, or by its label: the place first where both are as common) that is not a lookup (`lookup`: shown-derivation.ts, a value no stated rule derives from what else is shown).
+ * end, or by its label: the place first where both are as common) that is not a lookup (`lookup`: shown-derivation.ts,
+ * a value no stated rule derives from what else is shown).
  */
 export function copyRuleOf(
   r: Rollout,
