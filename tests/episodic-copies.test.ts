@@ -57,6 +57,37 @@ describe('copyRuleOf / copyPlan', () => {
     expect(rule?.from).toBe('list_orders');
     expect(copyPlan(rollout(listed), seen, rule as NonNullable<typeof rule>)[2]?.args.amount).toBe(40);
   });
+  it("reads a one-line listing by each entity's own cell, not the whole line (redteam-s23e V1)", () => {
+    const listed = [call('list_orders'), ...log.filter((a) => a.tool !== 'read_order')];
+    const seen = ['Returned orders: O-1 (kettle $72), O-2 (lamp $40).', 'ok', 'ok', ''];
+    const rule = copyRuleOf(rollout(listed), seen, known, prices);
+    expect(rule).toEqual({ tool: 'refund', arg: 'amount', from: 'list_orders', fromEnd: 0 });
+    expect(copiedValues(rollout(listed), seen, rule as NonNullable<typeof rule>)).toEqual([
+      undefined,
+      72,
+      40,
+      undefined,
+    ]);
+  });
+  it('names the copied number by its label where its place from the end moves (redteam-s23e V11)', () => {
+    const seen = [
+      'O-1: kettle, $85. Refundable: $72. Earlier refunds: $20, $35.',
+      'ok',
+      'O-2: lamp, $40. Refundable: $25. Earlier refunds: none.',
+      'ok',
+      '',
+    ];
+    const moved = log.map((a) => (a.args.amount === 40 ? call('refund', { order_id: 'O-2', amount: 25 }) : a));
+    const rule = copyRuleOf(rollout(moved), seen, known, prices);
+    expect(rule?.label).toBe('refundable');
+    expect(copiedValues(rollout(moved), seen, rule as NonNullable<typeof rule>)).toEqual([
+      undefined,
+      72,
+      undefined,
+      25,
+      undefined,
+    ]);
+  });
   it('has no rule where no reply shows the value, or only the reply to the call that sent it', () => {
     expect(copyRuleOf(rollout(log), ['O-1: kettle, $85.', 'ok', 'O-2: lamp, $40.', 'ok', ''], known, prices)).toBe(
       null,
@@ -149,6 +180,27 @@ describe('derivedFromShown (a shown value the stated rule derives, or a lookup)'
   it('learns nothing from a figure that restates another shown number (an unopened item refunded its price)', () => {
     expect(derivedFromShown(desk((p) => p, [15]))).toBe(false);
   });
+  it('reads a figure printed twice as one number, an input some samples restate as their price (rt29e V10)', () => {
+    const twice = (s: ShownSample, k: number) => ({
+      ...s,
+      value: k % 3 === 0 ? (s.shown[0]?.value as number) : (s.shown[0]?.value as number) - 15,
+      shown: [...s.shown, { id: 'read_order#2', value: k % 3 === 0 ? (s.shown[0]?.value as number) : s.value }],
+    });
+    const samples = desk((p) => p - 15, [15]);
+    expect(derivedFromShown(samples.map((s, k) => twice(s, k)))).toBe(true);
+  });
+  it('finds an operand by its label where its place from the end moves (redteam-s23e V11)', () => {
+    const moved = desk((p) => p - 15, [15]).map((s, k) => ({
+      ...s,
+      shown: [
+        ...Array.from({ length: k % 4 }, (_, n) => ({ id: `read_order#${n}`, value: 20 + 7 * n + k })),
+        { id: `read_order#${k % 4}`, value: s.shown[0]?.value as number, aliases: ['read_order@opened'] },
+      ],
+    }));
+    expect(derivedFromShown(moved)).toBe(true);
+    const unlabelled = moved.map((s) => ({ ...s, shown: s.shown.map((g) => ({ id: g.id, value: g.value })) }));
+    expect(derivedFromShown(unlabelled)).toBe(false);
+  });
 
   // A tax desk: get_return shows income and withholding, then precheck shows the refund; the allowance and the rate
   // are drawn per episode and named by the words before them.
@@ -215,8 +267,8 @@ describe('shownSamples', () => {
         level: 1,
         value: 70,
         shown: [
-          { id: 'read_order#1', value: 85 },
-          { id: 'get_order#0', value: 2 },
+          { id: 'read_order#1', value: 85, aliases: ['read_order@opened'] },
+          { id: 'get_order#0', value: 2, aliases: ['get_order@o-1'] },
         ],
         stated,
       },

@@ -8,6 +8,7 @@ import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
 import { copyPlan, copyRuleOf, entityShown, peerCopyPlan, shownSamples, type CopyRule } from '../episodic/copies.js';
 import { tokensOf } from '../episodic/probes.js';
+import { announcedCopy } from '../episodic/announced.js';
 import { derivedFromShown, type ShownSample } from '../episodic/shown-derivation.js';
 import { toldOf } from '../episodic/told.js';
 import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselines.js';
@@ -89,7 +90,8 @@ export type Derives = (rule: CopyRule) => boolean;
 
 /**
  * The references' `Derives`: each episode's calls that send what `rule` reads, with the numbers of the reply read and
- * the numbers its texts state, as samples of one derivation across episodes.
+ * the numbers its texts state, as samples of one derivation across episodes; a figure the texts direct the agent to
+ * copy as its tool shows it (announced.ts: redteam-s23e V7) is the task's own lookup, however it was made.
  */
 export function derivesOf(
   refs: readonly Rollout[],
@@ -105,8 +107,7 @@ export function derivesOf(
       const held = knownOf(r, initial(i), meta);
       return held && r.observations ? shownSamples(r, r.observations, rule, i, held.stated) : [];
     });
-    const derived = derivedFromShown(samples);
-
+    const derived = derivedFromShown(samples) && !announcedCopy(refs, rule, meta);
     memo.set(key, derived);
     return derived;
   };

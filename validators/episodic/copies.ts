@@ -6,39 +6,85 @@ import { actionsOf, type Action } from './adversaries.js';
 import { tokensOf } from './probes.js';
 import { MAX_SHOWN, type Given, type ShownSample } from './shown-derivation.js';
 
-/** Where a copy policy reads a call's value: the reply of `from` naming the call's entity, its `fromEnd`-th number. */
+/**
+ * Where a copy policy reads a call's value: the reply of `from` naming the call's entity, its `fromEnd`-th number, or
+ * (with `label`) the number that word names there (a figure whose place moves: redteam-s23e V11).
+ */
 export interface CopyRule {
   tool: string;
   arg: string;
   from: string;
   fromEnd: number;
+  /** The word the read number follows (`fromEnd` then unused, 0). */
+  label?: string;
 }
 
-/** A reply's numbers, a minus sign read as a number's own ('refund -1986', '-$40'), never a hyphen ('TR-1986'). */
-const numbersIn = (text: string): number[] =>
-  tokensOf(text.replace(/(^|[\s(:=])-\$?(?=\d)/g, '$1$$-'))
-    .map(Number)
-    .filter((n) => Number.isFinite(n));
+/**
+ * A reply's number, the word it follows (lower-cased, counted where the word names several: `customer#2`) and the
+ * words since the number before it (its phrase: 'total with tax').
+ */
+interface Labelled {
+  value: number;
+  label: string;
+  phrase: string[];
+}
+
+/** A reply's numbers with their labels, a minus sign read as a number's own ('refund -1986', '-$40'), no hyphen. */
+function labelledIn(text: string): Labelled[] {
+  const out: Labelled[] = [];
+  const counts = new Map<string, number>();
+  let phrase: string[] = [];
+  for (const token of tokensOf(text.replace(/(^|[\s(:=])-\$?(?=\d)/g, '$1$$-'))) {
+    const value = Number(token);
+    if (!Number.isFinite(value)) {
+      phrase.push(token.toLowerCase());
+      continue;
+    }
+    const word = phrase.at(-1) ?? out.at(-1)?.label.replace(/#\d+$/, '') ?? '';
+    const n = (counts.get(word) ?? 0) + 1;
+    counts.set(word, n);
+    out.push({ value, label: n > 1 ? `${word}#${n}` : word, phrase });
+    phrase = [];
+  }
+  return out;
+}
 const idsOf = (a: Action): string[] =>
   Object.values(a.args).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+const shapeOf = (token: string) => token.replace(/[0-9]/g, '9').replace(/[A-Za-z]/g, 'A');
+
+/**
+ * A listing line's cell of the entity: from its id to the next token shaped like it ('O-9846 (worksheet $107), O-7391
+ * ...': the first order's), the whole line where no other token has the id's shape.
+ */
+function cellOf(line: string, ids: readonly string[]): string {
+  const tokens = [...line.matchAll(/[A-Za-z0-9$][A-Za-z0-9_-]*(?:\.[0-9]+)?/g)];
+  const at = tokens.findIndex((m) => ids.includes(m[0].toLowerCase()));
+  if (at < 0) return line;
+  const shape = shapeOf((tokens[at] as RegExpMatchArray)[0]);
+  const same = (m: RegExpMatchArray) => shapeOf(m[0]) === shape && !ids.includes(m[0].toLowerCase());
+  if (!tokens.some(same)) return line;
+  const next = tokens.slice(at + 1).find(same);
+  return line.slice((tokens[at] as RegExpMatchArray).index, next?.index ?? line.length);
+}
 
 /**
  * The numbers of a reply (to `other`) that belong to the entity of `call`: the whole reply to a call naming the same
- * ids (or to any call where `call` names none), else the lines of the reply that name one of its ids; null where
- * none does.
+ * ids (or to any call where `call` names none), else the cells (`cellOf`) of the lines that name one of its ids; null
+ * where none does.
  */
-function entityNumbers(call: Action, other: Action | undefined, reply: string): number[] | null {
+function entityNumbers(call: Action, other: Action | undefined, reply: string): Labelled[] | null {
   const ids = idsOf(call);
-  if (ids.length === 0 || (other && idsOf(other).some((v) => ids.includes(v)))) return numbersIn(reply);
+  if (ids.length === 0 || (other && idsOf(other).some((v) => ids.includes(v)))) return labelledIn(reply);
   const lower = ids.map((v) => v.toLowerCase());
   const lines = reply.split(/[\n;]+/).filter((line) => tokensOf(line).some((w) => lower.includes(w.toLowerCase())));
-  return lines.length === 0 ? null : numbersIn(lines.join('\n'));
+  return lines.length === 0 ? null : labelledIn(lines.map((line) => cellOf(line, lower)).join('\n'));
 }
 
 /**
  * The numbers the world showed of call `k`'s entity before it: the latest reply of each tool that belongs to its
- * entity (`entityNumbers`), latest first, each named by its tool and place from the end, up to `MAX_SHOWN`; `skip` (a
- * reply's index and a place in it: the copied value itself) left out.
+ * entity (`entityNumbers`), latest first, each named by its tool and place from the end and, as an alias, by its
+ * tool and label (a number whose place moves), up to `MAX_SHOWN`; `skip` (a reply's index and a place in it: the
+ * copied value itself) left out.
  */
 export function entityShown(r: Rollout, observations: string[], k: number, skip?: { j: number; at: number }): Given[] {
   const acts = actionsOf(r);
@@ -51,9 +97,11 @@ export function entityShown(r: Rollout, observations: string[], k: number, skip?
     const shown = tools.has(other.tool) ? null : entityNumbers(call, other, observations[j] ?? '');
     if (!shown || shown.length === 0) continue;
     tools.add(other.tool);
-    for (let at = shown.length - 1; at >= 0 && out.length < MAX_SHOWN; at--)
+    for (let at = shown.length - 1; at >= 0 && out.length < MAX_SHOWN; at--) {
+      const { value, label } = shown[at] as Labelled;
       if (skip?.j !== j || skip.at !== at)
-        out.push({ id: `${other.tool}#${shown.length - 1 - at}`, value: shown[at] as number });
+        out.push({ id: `${other.tool}#${shown.length - 1 - at}`, value, aliases: [`${other.tool}@${label}`] });
+    }
   }
   return out;
 }
@@ -74,8 +122,9 @@ export function bookkept(acts: Action[], i: number, v: number, stateNumbers: Set
 
 /**
  * The copy rule the reference's own log suggests: among its numeric arguments that an earlier reply naming the entity
- * shows (not known, not bookkept, not that reply's own call echoed), the commonest place of the shown value that is
- * not a lookup (`lookup`: shown-derivation.ts, a value no stated rule derives from what else is shown).
+ * shows (not known, not bookkept, not that reply's own call echoed), the commonest place of the shown value (from the
+ * end, or by its label: the place first where both are as common) that is not a lookup (`lookup`: shown-derivation.ts,
+ * a value no stated rule derives from what else is shown).
  */
 export function copyRuleOf(
   r: Rollout,
@@ -93,12 +142,14 @@ export function copyRuleOf(
       for (let j = i - 1; j >= 0; j--) {
         const other = acts[j] as Action;
         const nums = Object.values(other.args).includes(v) ? null : entityNumbers(call, other, observations[j] ?? '');
-        const at = nums ? nums.lastIndexOf(v) : -1;
+        const at = nums ? nums.map((x) => x.value).lastIndexOf(v) : -1;
         if (!nums || at < 0) continue;
-        const rule = { tool: call.tool, arg, from: other.tool, fromEnd: nums.length - 1 - at };
-        if (lookup(rule)) break;
-        const key = JSON.stringify(rule);
-        counts.set(key, { rule, n: (counts.get(key)?.n ?? 0) + 1 });
+        const place: CopyRule = { tool: call.tool, arg, from: other.tool, fromEnd: nums.length - 1 - at };
+        for (const rule of [place, { ...place, fromEnd: 0, label: (nums[at] as Labelled).label }]) {
+          if (lookup(rule)) continue;
+          const key = JSON.stringify(rule);
+          counts.set(key, { rule, n: (counts.get(key)?.n ?? 0) + 1 });
+        }
         break;
       }
     }
@@ -108,13 +159,14 @@ export function copyRuleOf(
 
 /**
  * Where `rule` reads each call of the log (undefined where the call is not one of `rule.tool`'s, or no earlier reply of
- * `rule.from` naming its entity shows one): the numbers of the latest such reply and the place of the read one.
+ * `rule.from` naming its entity shows one): the numbers of the latest such reply and the place of the read one (its
+ * place from the end, or the number its label names), with the words printed before it.
  */
 export function copySources(
   r: Rollout,
   observations: string[],
   rule: CopyRule,
-): ({ shown: number[]; at: number; j: number } | undefined)[] {
+): ({ shown: number[]; at: number; j: number; phrase: string[] } | undefined)[] {
   const acts = actionsOf(r);
   return acts.map((call, i) => {
     if (call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number') return undefined;
@@ -122,8 +174,10 @@ export function copySources(
       const other = acts[j] as Action;
       if (other.tool !== rule.from) continue;
       const shown = entityNumbers(call, other, observations[j] ?? '');
-      const at = shown ? shown.length - 1 - rule.fromEnd : -1;
-      if (shown && at >= 0) return { shown, at, j };
+      if (!shown) continue;
+      const at =
+        rule.label === undefined ? shown.length - 1 - rule.fromEnd : shown.findIndex((x) => x.label === rule.label);
+      if (at >= 0) return { shown: shown.map((x) => x.value), at, j, phrase: (shown[at] as Labelled).phrase };
     }
     return undefined;
   });

@@ -10,6 +10,8 @@ import { tokensOf } from './probes.js';
 export interface Given {
   id: string;
   value: number;
+  /** Other names of the same number (its label in the reply: `read_order@refundable`). */
+  aliases?: readonly string[];
 }
 
 /** One copied value: its episode and level, the numbers the world showed of its entity, and those the texts state. */
@@ -91,6 +93,25 @@ export function statedOf(texts: readonly string[]): Given[] {
 
 /** Whether the sample tells anything: its value is not also a number the world showed (a restated figure). */
 const informative = (s: ShownSample) => !s.shown.some((g) => near(g.value, s.value));
+const namesOf = (g: Given) => [g.id, ...(g.aliases ?? [])];
+
+/**
+ * The samples without the value's own copies: a shown number whose name (place or label) equals the sample's value in
+ * every sample showing it (two or more) prints the value again ('Refundable: $72; refund $72'), not an input that
+ * some samples restate (an unopened item's price): the same value at several places is one number (redteam-s23e V10).
+ */
+function withoutCopies(samples: readonly ShownSample[]): ShownSample[] {
+  const counts = new Map<string, { n: number; equal: number }>();
+  for (const s of samples)
+    for (const g of s.shown)
+      for (const name of namesOf(g)) {
+        const c = counts.get(name) ?? { n: 0, equal: 0 };
+        counts.set(name, { n: c.n + 1, equal: c.equal + (near(g.value, s.value) ? 1 : 0) });
+      }
+  const copies = new Set([...counts].filter(([, c]) => c.n >= 2 && c.equal === c.n).map(([name]) => name));
+  if (copies.size === 0) return [...samples];
+  return samples.map((s) => ({ ...s, shown: s.shown.filter((g) => !namesOf(g).some((name) => copies.has(name))) }));
+}
 
 /** Each sample's numbers by leaf name. */
 const leavesMemo = new WeakMap<ShownSample, Map<string, number>>();
@@ -99,7 +120,7 @@ function leavesOf(s: ShownSample): Map<string, number> {
   if (!m) {
     m = new Map<string, number>();
     for (const g of s.stated) if (!m.has(`c:${g.id}`)) m.set(`c:${g.id}`, g.value);
-    for (const g of s.shown) if (!m.has(`s:${g.id}`)) m.set(`s:${g.id}`, g.value);
+    for (const g of s.shown) for (const name of namesOf(g)) if (!m.has(`s:${name}`)) m.set(`s:${name}`, g.value);
     leavesMemo.set(s, m);
   }
   return m;
@@ -157,7 +178,8 @@ const chainsMemo = new WeakMap<ShownSample, Chain[]>();
 function chainsOf(s: ShownSample): Chain[] {
   const memo = chainsMemo.get(s);
   if (memo) return memo;
-  const shown = s.shown.filter((g) => g.value !== 0).slice(0, MAX_SHOWN);
+  const once = new Set<number>();
+  const shown = s.shown.filter((g) => g.value !== 0 && !once.has(g.value) && once.add(g.value)).slice(0, MAX_SHOWN);
   const seen = new Set<number>();
   const stated = s.stated.filter((g) => g.value !== 0 && !seen.has(g.value) && seen.add(g.value)).slice(0, MAX_STATED);
   const leaves = [
@@ -202,6 +224,30 @@ function chainsOf(s: ShownSample): Chain[] {
   return out;
 }
 
+/** Variants of a chain found on `s` per name of each shown number it uses (a place from the end, a label). */
+const MAX_VARIANTS = 8;
+function variantsOf(chain: Chain, s: ShownSample): Chain[] {
+  const names = (leaf: string): string[] => {
+    const value = leavesOf(s).get(leaf);
+    if (!leaf.startsWith('s:') || value === undefined) return [leaf];
+    return [
+      ...new Set([leaf, ...s.shown.filter((g) => g.value === value).flatMap((g) => namesOf(g).map((n) => `s:${n}`))]),
+    ];
+  };
+  let out: Chain[] = [{ ...chain, start: '', steps: [] }];
+  for (const [k, leaf] of [chain.start, ...chain.steps.map((step) => step.leaf)].entries())
+    out = out
+      .flatMap((c) =>
+        names(leaf).map((name) =>
+          k === 0
+            ? { ...c, start: name }
+            : { ...c, steps: [...c.steps, { op: (chain.steps[k - 1] as Step).op, leaf: name }] },
+        ),
+      )
+      .slice(0, MAX_VARIANTS);
+  return out;
+}
+
 /** The episodes of `fold` whose samples `chain` reproduces (each episode's reproduced samples counted). */
 function reproduced(chain: Chain, fold: readonly ShownSample[]): { n: number; episodes: number } {
   const hits = fold.filter((s) => holds(chain, s));
@@ -217,7 +263,8 @@ function fit(fold: readonly ShownSample[]): Chain | null {
   const every = Math.max(1, Math.ceil(episodes.length / 4));
   const seeds = episodes.filter((_, k) => k % every === 0).map((e) => fold.find((s) => s.episode === e) as ShownSample);
   const candidates = new Map<string, Chain>();
-  for (const s of seeds) for (const chain of chainsOf(s)) candidates.set(JSON.stringify(chain), chain);
+  for (const s of seeds)
+    for (const chain of chainsOf(s)) for (const v of variantsOf(chain, s)) candidates.set(JSON.stringify(v), v);
   let best: { chain: Chain; n: number; episodes: number } | null = null;
   for (const chain of candidates.values()) {
     const r = reproduced(chain, fold);
@@ -245,7 +292,7 @@ function crossFits(group: readonly ShownSample[]): boolean {
  * samples, or those of one level (a level's texts may state a rule the others extend: brackets, credits).
  */
 export function derivedFromShown(samples: readonly ShownSample[]): boolean {
-  const useful = samples.filter(informative);
+  const useful = withoutCopies(samples).filter(informative);
   const levels = [...new Set(useful.map((s) => s.level))];
   return [useful, ...(levels.length > 1 ? levels.map((l) => useful.filter((s) => s.level === l)) : [])].some(crossFits);
 }
