@@ -35,6 +35,8 @@ const MANIFEST = readRedteam([
   'redteam-s21e',
   // rt28e (session 22): session 21's episodic fixes (pick-universe.ts, judgePick, caps.ts statedCaps).
   'redteam-s22e',
+  // rt29e (session 23): session 22's episodic fixes (shown-derivation.ts, pick-universe.ts, cap-units.ts).
+  'redteam-s23e',
   // rt22 (session 17), rt24 (session 18) and rt25 (session 19) attacked every kind: their episodic entries (the
   // others: redteam.test.ts, redteam-code.test.ts).
 ]).concat(readRedteam(['redteam-s17', 'redteam-s18', 'redteam-s19']).filter((e) => e.kind === 'episodic'));
