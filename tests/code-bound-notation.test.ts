@@ -157,3 +157,75 @@ describe('a number read whole, the tightest bound promised, a type as advice (re
     ]);
   });
 });
+
+describe('a bound stands for another only where it implies it (redteam-s23c C1, C2)', () => {
+  /** The bounds judged of a statement, given the hidden tests' inputs (one argument, nums). */
+  const judged = (s: string, nums: number[][]) =>
+    tightest(
+      readBounds(s, ['nums']).bounds,
+      nums.map((n) => [n]),
+    )
+      .map((b) => `${b.of} ${b.bound}${b.param === undefined ? ' *' : ''}`)
+      .sort();
+  const small = [
+    [500, 501, 499, 500],
+    [498, 497, 500],
+  ];
+
+  it('keeps the values bound beside a bound of another quantity (C1)', () => {
+    const s = 'nums has at most 20 values, each between 1 and 10^9, and adjacent values differ by at most 1000.';
+    expect(judged(s, small)).toContain('value 1000000000');
+    expect(judged(s, small)).toContain('length 20');
+  });
+
+  it('lets no bound the tests break stand for another (C1 variants)', () => {
+    for (const rest of ['no value appears more than 3 times', 'at most 5 of them are odd'])
+      expect(judged(`nums has at most 20 values, each between 1 and 10^9; ${rest}.`, small), rest).toContain(
+        'value 1000000000',
+      );
+  });
+
+  it('drops an untied restatement every argument bounds tighter (C2)', () => {
+    for (const rest of ['Every value has at most 4 digits.', 'Every value is a 16-bit integer.'])
+      expect(judged(`nums has at most 20 values, each between 1 and 1000. ${rest}`, small), rest).toEqual([
+        'length 20',
+        'value 1000',
+      ]);
+    // An argument with no tighter bound of its own keeps the untied bound for it.
+    const two = readBounds('nums has at most 20 values, each between 1 and 1000. Every value has at most 4 digits.', [
+      'nums',
+      'k',
+    ]).bounds;
+    expect(tightest(two, [[[5, 6], 7]]).map((b) => `${b.of} ${b.bound}${b.param === undefined ? ' *' : ''}`)).toContain(
+      'value 10000 *',
+    );
+  });
+});
+
+describe('every notation of a number read whole or counted unread (redteam-s23c, K1 rest)', () => {
+  it('reads scales as abbreviations, chained, and digits grouped by marks', () => {
+    for (const [s, bound] of [
+      ['each under 2 bn', 2e9],
+      ['each under 2B', 2e9],
+      ['each under 2M', 2e6],
+      ['each at most 200k', 2e5],
+      ['each under 2 millions', 2e6],
+      ['each under 10 crore', 1e8],
+      ['each under 2 thousand million', 2e9],
+      ['each under two thousand million', 2e9],
+      ['each under 1_000_000_000', 1e9],
+      ['each under 1.000.000.000', 1e9],
+      ["each under 2'000'000'000", 2e9],
+      ['each between 1 and 10 to the ninth', 1e9],
+    ] as const)
+      expect(tied(`nums has at most 20 values, ${s}.`), s).toEqual(['length 20', `value ${bound}`]);
+  });
+
+  it('counts a numeral a letter continues as unread, and leaves units and decimals alone', () => {
+    const r = readBounds('nums has at most 20 values, each under 2G.', ['nums']);
+    expect(r.bounds.map((b) => `${b.of} ${b.bound}`)).toEqual(['length 20']);
+    expect(r.unread).toBe(1);
+    expect(tied('nums has at most 20 values, each at most 1.5.')).toEqual(['length 20', 'value 1.5']);
+    expect(tied('nums has at most 20 values, each at most 3 m.')).toEqual(['length 20', 'value 3']);
+  });
+});

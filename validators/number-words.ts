@@ -34,6 +34,7 @@ export const NUMBER_WORD = `(?:${WORDS.join('|')})`;
 export function wordsValue(phrase: string): number {
   let total = 0;
   let group = 0;
+  let scaled = 0;
   for (const word of phrase.toLowerCase().split(/[\s-]+/)) {
     const unit = UNITS.indexOf(word);
     const ten = TENS.indexOf(word);
@@ -42,8 +43,10 @@ export function wordsValue(phrase: string): number {
     else if (ten >= 2) group += ten * 10;
     else if (word === 'hundred') group = (group || 1) * 100;
     else if (SCALES[word] !== undefined) {
-      total += (group || 1) * (SCALES[word] as number);
-      group = 0;
+      const scale = SCALES[word] as number;
+      // A scale above the last one scales all before it ("two thousand million": 2e9).
+      total = scale > scaled && total > 0 ? (total + group) * scale : total + (group || 1) * scale;
+      [group, scaled] = [0, scale];
     } else return Number.NaN;
   }
   return total + group;

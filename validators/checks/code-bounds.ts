@@ -18,16 +18,40 @@ const LONGEST_TESTABLE = CODE_LIMITS.maxValueChars / 2;
 const COVERS = { value: ['value'], length: ['length'], size: ['value', 'length'] } as const;
 
 /**
- * The bounds the statement promises (redteam-s22c K2): of the bounds it gives one argument (or the inputs at large),
- * each measure's tightest; a looser one ("each between 1 and 1000; they fit in 16-bit integers") is implied by it and
- * asks the tests for nothing more.
+ * The bounds the statement promises (redteam-s22c K2): a bound is dropped only where another implies it, so it asks
+ * the tests for nothing more ("each between 1 and 1000; they fit in 16-bit integers"). A bound implies another of the
+ * same argument, or of every argument (an untied one: "Every value has at most 4 digits", redteam-s23c C2), where it
+ * is smaller and bounds the same measure as the statement writes it: a size (a magnitude or a length, the reader
+ * could not tell which) stands for no value or length bound ("adjacent values differ by at most 1000" is no bound of
+ * the values: C1), and a bound the hidden tests break ("no value appears more than 3 times" read as the values')
+ * bounds something else and stands for nothing.
  */
-export function tightest(bounds: readonly StatedBound[]): StatedBound[] {
+export function tightest(bounds: readonly StatedBound[], inputs?: ReadonlyArray<readonly unknown[]>): StatedBound[] {
+  const obeyed = (o: StatedBound) => {
+    if (inputs === undefined) return true;
+    const largest = reached(o, inputs);
+    return largest === null || largest <= o.bound;
+  };
+  const standing = bounds.filter(obeyed);
+  const implies = (o: StatedBound, b: StatedBound, m: 'value' | 'length', param: number | undefined) =>
+    o !== b && o.param === param && o.bound < b.bound && (o.of === m || o.of === b.of);
+  // The arguments an untied bound may bind: every argument the tests hold (without them, those a bound names).
+  const params =
+    inputs === undefined
+      ? [...new Set(bounds.flatMap((b) => (b.param === undefined ? [] : [b.param])))]
+      : [...Array(Math.max(0, ...inputs.map((args) => args.length))).keys()];
   const under = (b: StatedBound, m: 'value' | 'length') =>
-    bounds.some(
-      (o) => o !== b && o.param === b.param && o.bound < b.bound && (COVERS[o.of] as readonly string[]).includes(m),
-    );
+    b.param !== undefined || params.length === 0
+      ? standing.some((o) => implies(o, b, m, b.param))
+      : params.every((p) => standing.some((o) => implies(o, b, m, p)) || !holds(p, m, inputs));
   return bounds.filter((b) => !COVERS[b.of].every((m) => under(b, m)));
+}
+
+/** Whether the hidden tests' argument `p` holds anything of a measure (unknown without the tests: it does). */
+function holds(p: number, m: 'value' | 'length', inputs?: ReadonlyArray<readonly unknown[]>): boolean {
+  if (inputs === undefined) return true;
+  const r = reach(inputs.map((args) => args[p]));
+  return m === 'value' ? r.numbers : r.lists;
 }
 
 /** What the hidden tests hold of the argument a bound names (of every argument where it names none). */
@@ -73,7 +97,7 @@ export const codeBounds: CodeCheck = {
     return {
       requests: [],
       async judge() {
-        const judged = tightest(bounds).flatMap((b) => {
+        const judged = tightest(bounds, inputs).flatMap((b) => {
           const largest = reached(b, inputs);
           return largest === null ? [] : [{ b, largest, lists: reachOf(b, inputs).lists }];
         });

@@ -21,15 +21,66 @@ const DIGIT_COUNT = new RegExp(
   'gi',
 );
 
-/** A numeral and the scale words after it: "2 billion", "1.5 million", "3 thousand". */
-const SCALED = /\b(\d+(?:\.\d+)?)\s+(hundred|thousand|million|billion|trillion)\b/gi;
+/**
+ * A numeral and the scales after it, words or abbreviations, chained or not: "2 billion", "1.5 million", "2 thousand
+ * million", "2 bn", "200k", "2M", "10 crore" (redteam-s23c: a scale the reader skips leaves the bare numeral, read
+ * smaller than stated).
+ */
+const SCALE = String.raw`(?:hundred|thousand|million|billion|trillion|crore|lakh|lac|bn|mn|mln|k|K|M|B)s?`;
+const SCALED = new RegExp(String.raw`\b(\d+(?:\.\d+)?)((?:\s*${SCALE}\b)+)`, 'gi');
 const SCALE_VALUES: Record<string, number> = {
   hundred: 1e2,
   thousand: 1e3,
+  k: 1e3,
   million: 1e6,
+  m: 1e6,
+  mn: 1e6,
+  mln: 1e6,
   billion: 1e9,
+  b: 1e9,
+  bn: 1e9,
   trillion: 1e12,
+  crore: 1e7,
+  lakh: 1e5,
+  lac: 1e5,
 };
+/** The value of a run of scales ("thousand million"), or null where one is no scale ("2 ms" stays as it is). */
+function scaleOf(run: string): number | null {
+  let v = 1;
+  for (const w of run.trim().split(/\s+|(?<=[a-z])(?=[A-Z])/)) {
+    const word = /^(?:k|m|b)$/i.test(w) ? w : w.replace(/s$/, '');
+    const f = SCALE_VALUES[word.toLowerCase()];
+    if (f === undefined || (word.length === 1 && word !== word.toUpperCase() && word !== 'k')) return null;
+    v *= f;
+  }
+  return v;
+}
+/** Digits grouped by an underscore, an apostrophe or (two groups or more) a dot: "1_000_000", "2'000'000", "1.000.000". */
+const MARK_GROUPED = /\b\d{1,3}(?:(?:_\d{3})+|(?:'\d{3})+|(?:\.\d{3}){2,})\b(?![.,]\d)/g;
+/** An ordinal power in words: "10 to the ninth" (its word a numeral after spokenNumbers, or an ordinal). */
+const ORDINALS: Record<string, number> = {
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  eighth: 8,
+  ninth: 9,
+  tenth: 10,
+  eleventh: 11,
+  twelfth: 12,
+  thirteenth: 13,
+  fourteenth: 14,
+  fifteenth: 15,
+  sixteenth: 16,
+  seventeenth: 17,
+  eighteenth: 18,
+  nineteenth: 19,
+  twentieth: 20,
+};
+const ORDINAL_POWER = new RegExp(String.raw`\bto\s+the\s+(${Object.keys(ORDINALS).join('|')})\b`, 'gi');
 /** A power in words: "2 to the power 40", "2 to the power of 40", "10 to the 9th", "2 raised to the 31st power". */
 const POWER_WORDS = /\b(\d+)\s+(?:raised\s+)?to\s+the\s+(?:power\s+(?:of\s+)?)?(\d+)(?:st|nd|rd|th)?(?:\s+power)?\b/gi;
 /** Thousands grouped by a space or a thin space: "100 000", "1 000 000". */
@@ -56,11 +107,17 @@ const bitBound = (bits: number, signed: boolean) => `below 2^${signed ? bits - 1
  */
 export function writtenMagnitudes(text: string): string {
   return (
-    spokenNumbers(text)
-      .replace(SPACE_GROUPED, (g) => g.replace(/[ \u2009\u202f]/g, ''))
-      .replace(SCALED, (_, n: string, scale: string) =>
-        String(Number((Number(n) * (SCALE_VALUES[scale.toLowerCase()] as number)).toPrecision(15))),
-      )
+    spokenNumbers(
+      text
+        .replace(SPACE_GROUPED, (g) => g.replace(/[ \u2009\u202f]/g, ''))
+        .replace(MARK_GROUPED, (g) => g.replace(/[_'.]/g, ''))
+        // A numeral's scales before the words: "2 thousand million" is one number, not 2000 and a million.
+        .replace(SCALED, (whole: string, n: string, run: string) => {
+          const scale = scaleOf(run);
+          return scale === null ? whole : String(Number((Number(n) * scale).toPrecision(15)));
+        }),
+    )
+      .replace(ORDINAL_POWER, (_, word: string) => `to the ${ORDINALS[word.toLowerCase()]}`)
       .replace(POWER_WORDS, (_, base: string, exp: string) => `${base}^${exp}`)
       // Types: "int32", "uint8", "i64", "u16".
       .replace(

@@ -57,8 +57,10 @@ export function statedNumber(text: string): number {
 
 /**
  * Whether the text after a read number still continues it: a power or product not read ("10^(9)", "10 * k"), digits
- * grouped by spaces ("100 000"), a product written with x; a line break ends it (a numbered list follows).
+ * grouped by spaces ("100 000"), a product written with x, a letter or a digit mark right after it that no notation
+ * read ("2G", "1_0"): the bound is counted unread, never taken as its bare numeral (redteam-s23c); a line break ends
+ * it (a numbered list follows).
  */
 export function continuesNumber(after: string): boolean {
-  return /^(?:[ \t]*[\^*{]|[ \u00a0\u202f]\d{3}(?!\d)|[ \t]*[xX][ \t]*\d)/.test(after);
+  return /^(?:[ \t]*[\^*{]|[ \u00a0\u202f]\d{3}(?!\d)|[ \t]*[xX][ \t]*\d|[A-Za-z]|[_']\d)/.test(after);
 }
