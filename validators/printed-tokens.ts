@@ -1,27 +1,12 @@
 // The tokens a text prints that a list's item may be related to (item-relations.ts): its values (whole numbers,
 // number words, counts of blanks and of any repeated unit of marks, a padded slot's width) and the letters of its
 // codes (a reference "W/417", a file name "w417.csv", a tag "WE-"); read alike wherever the text prints them.
+import { UNITS as NUMBER_UNITS } from './number-words.js';
 
-const WORDS = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-];
-const TEENS = ['thir', 'four', 'fif', 'six', 'seven', 'eigh', 'nine'].map((w) => `${w}teen`);
 const ORDINALS = ['zeroth', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth'];
 /** Number words to twenty (cardinal) and to the tenth (ordinal), by value. */
 const NUMBER_WORDS = new Map([
-  ...[...WORDS, ...TEENS, 'twenty'].map((w, i) => [w, i] as const),
+  ...[...NUMBER_UNITS, 'twenty'].map((w, i) => [w, i] as const),
   ...ORDINALS.map((w, i) => [w, i] as const),
 ]);
 

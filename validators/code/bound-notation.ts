@@ -55,7 +55,7 @@ function scaleOf(run: string): number | null {
   }
   return v;
 }
-/** Digits grouped by an underscore, an apostrophe or (two groups or more) a dot: "1_000_000", "2'000'000", "1.000.000". */
+/** Digits grouped by an underscore, an apostrophe or (two groups or more) a dot: "1_000_000", "2'000'000". */
 const MARK_GROUPED = /\b\d{1,3}(?:(?:_\d{3})+|(?:'\d{3})+|(?:\.\d{3}){2,})\b(?![.,]\d)/g;
 /** An ordinal power in words: "10 to the ninth" (its word a numeral after spokenNumbers, or an ordinal). */
 const ORDINALS: Record<string, number> = {
