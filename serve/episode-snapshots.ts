@@ -26,14 +26,12 @@ const digestOf = (actions: unknown[]): string => createHash('sha256').update(can
 export class EpisodeSnapshots {
   /** Writes not yet landed, by id: a load waits for its episode's. */
   private readonly pending = new Map<string, Promise<void>>();
-  /** Bytes of each snapshot file written, charged to its journal once (only growth is charged again). */
-  private readonly sizes = new Map<string, number>();
-
   constructor(private readonly journal: EpisodeJournal) {}
 
   /**
-   * Writes `s`'s snapshot (an open session with turns, not saved at this turn already), charged to its journal before
-   * it is written (a charge that would remove that journal refuses it: V26-1); failures and refusals leave a replay.
+   * Writes `s`'s snapshot (an open session with turns, not saved at this turn already), its growth charged to its
+   * journal before it is written (a charge that would remove that journal refuses it: V26-1); failures and refusals
+   * leave a replay.
    */
   save(s: Session): void {
     const turn = s.turns.length;
@@ -48,12 +46,7 @@ export class EpisodeSnapshots {
       last: (s.turns[turn - 1] as Session['turns'][number]).observation,
     };
     const text = JSON.stringify(snapshot);
-    const size = Buffer.byteLength(text);
-    const grown = size - (this.sizes.get(s.id) ?? 0);
-    if (grown > 0) {
-      if (!this.journal.mayWrite(s.id, grown)) return;
-      this.sizes.set(s.id, size);
-    }
+    if (!this.journal.maySnapshot(s.id, Buffer.byteLength(text))) return;
     s.saved = turn;
     const file = this.journal.snapshotFile(s.id);
     const tmp = this.journal.snapshotTemp(s.id);
@@ -85,11 +78,10 @@ export class EpisodeSnapshots {
   }
 
   /**
-   * Forgets what was charged for `id` (its journal is being removed): a write of its snapshot still in flight lands
-   * first and is deleted then, so no snapshot outlives its journal uncharged (V26-1).
+   * Told that `id`'s journal is being removed: a write of its snapshot still in flight lands first and is deleted then,
+   * so no snapshot outlives its journal uncharged (V26-1). What was charged lived on the journal's quota record.
    */
   forget(id: string): void {
-    this.sizes.delete(id);
     if (this.pending.has(id)) this.after(id, () => unlink(this.journal.snapshotFile(id)).catch(() => {}));
   }
 }

@@ -10,8 +10,10 @@ import type { EpisodeJournal } from './episode-journal.js';
 interface Kept {
   id: string;
   at: number;
-  /** Bytes written to its journal so far. */
+  /** Bytes written to its journal so far (its snapshot's included). */
   bytes: number;
+  /** Bytes of its snapshot charged so far: a new snapshot charges only its growth. */
+  snapshot?: number;
 }
 
 /** What one principal keeps: its journals, oldest first, and their bytes. */
@@ -40,7 +42,7 @@ export class JournalQuota {
     readonly maxBytes = Number.POSITIVE_INFINITY,
   ) {
     journal.written = (id, bytes) => this.grew(id, bytes);
-    journal.mayWrite = (id, bytes) => this.mayWrite(id, bytes);
+    journal.maySnapshot = (id, size) => this.maySnapshot(id, size);
   }
 
   /** Remembers that `id`'s create was bound to the scoped key `scoped` (its record goes with the journal). */
@@ -68,6 +70,19 @@ export class JournalQuota {
   grew(id: string, bytes: number): void {
     const owner = this.byId.get(id);
     if (owner) this.charge(owner.principal, owner.kept, bytes);
+  }
+
+  /**
+   * Charges the growth of `id`'s snapshot to `size` bytes (mayWrite); the size is kept on the journal's own record, so
+   * nothing is remembered of a journal this process no longer counts (it charges no one: the sweep takes it).
+   */
+  maySnapshot(id: string, size: number): boolean {
+    const kept = this.byId.get(id)?.kept;
+    const grown = size - (kept?.snapshot ?? 0);
+    if (!kept || grown <= 0) return true;
+    if (!this.mayWrite(id, grown)) return false;
+    kept.snapshot = size;
+    return true;
   }
 
   /**

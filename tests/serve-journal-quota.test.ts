@@ -88,4 +88,20 @@ describe('JournalQuota', () => {
     expect(q.mayWrite('gone', 1_000_000)).toBe(true);
     expect(removed).toEqual(['a2', 'a1']);
   });
+
+  it("a snapshot charges only its growth, its size kept on the journal's record: gone with the journal", () => {
+    const { q, removed } = quota(10, 100_000);
+    const a = client('a');
+    q.wrote(a, 'a1', 1_000, 10_000);
+    q.wrote(a, 'a2', 1_000, 10_000);
+    expect(q.maySnapshot('a2', 60_000)).toBe(true); // 80,000 charged
+    expect(q.maySnapshot('a2', 50_000)).toBe(true); // smaller: nothing more charged
+    expect(q.maySnapshot('a2', 70_000)).toBe(true); // 10,000 more: 90,000
+    expect(removed).toEqual([]);
+    expect(q.maySnapshot('a2', 85_000)).toBe(true); // 15,000 more is past the bound: a1 goes, never a2
+    expect(removed).toEqual(['a1']);
+    // a journal this process does not count keeps nothing and charges no one, however many snapshots it sees
+    for (let i = 0; i < 1_000; i++) expect(q.maySnapshot(`old${i}`, 1_000_000)).toBe(true);
+    expect(removed).toEqual(['a1']);
+  });
 });

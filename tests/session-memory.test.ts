@@ -220,7 +220,7 @@ describe('a snapshot never outlives its journal (V26-1)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'envforge-snap-'));
     const journal = new EpisodeJournal(dir, 3_600_000);
     const snapshots = new EpisodeSnapshots(journal);
-    journal.mayWrite = () => false;
+    journal.maySnapshot = () => false;
     const id = newEpisodeId({ ...identity(1), version: 1 });
     await journal.create(id, { ...identity(1), version: 1, hash: 'h' });
     const s = { id, over: false, turns: [new Turn(tick, 'obs 1')], state: '{}', errors: 0, prompt: 'p' };
