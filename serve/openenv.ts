@@ -16,6 +16,7 @@ import type { EpisodeSessions } from './episodes.js';
 import { answerMcp, openEnvMetadata, openEnvSchema } from './openenv-mcp.js';
 import { OpenEnvSessions, parseAction, ResetData } from './openenv-session.js';
 import { serveConnection } from './openenv-ws.js';
+import { MAX_FRAGMENTS } from './ws-frames.js';
 import { chargeArrivals } from './ws-intake.js';
 import { ServeError } from './options.js';
 import { originRefusal } from './origins.js';
@@ -102,7 +103,7 @@ export function registerOpenEnv(
   );
 
   let shuttingDown = false;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT, maxFragments: MAX_FRAGMENTS });
   wss.on('error', () => {}); // only reachable through handleUpgrade's sockets, which have their own handler
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A browser page of an origin the operator did not allow (WebSockets are outside CORS): refused first.

@@ -3,10 +3,13 @@
 // share of the body budget until it has become a message (charged from then on by openenv-ws.ts), a ping or a pong;
 // past the share the connection closes 1013 (and is dropped at once), bytes that stop coming (or trickle) are
 // reclaimable for another client as a body's are (body-budget.ts), and a message still arriving past the body deadline
-// closes its connection 1008 (V26-3: an HTTP body's --body-timeout, from the message's first byte).
+// closes its connection 1008 (V26-3: an HTTP body's --body-timeout, from the message's first byte, never restarted
+// before it is whole). What is held is charged in the form it is held (V27-3): the bytes of the frames in flight and a
+// fixed cost for each data frame ws keeps of an unfinished message, read from the stream itself (ws-frames.ts).
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import { type BodyBudget, MIN_PROGRESS_BYTES } from './body-budget.js';
+import { FrameReader } from './ws-frames.js';
 
 /** WebSocket's close code for "try again later". */
 export const TRY_AGAIN_LATER = 1013;
@@ -22,16 +25,9 @@ export const byteLength = (data: RawData) =>
       : data.length;
 
 /**
- * The bytes a client's frame of `payload` bytes takes on the wire besides it: two, the length's extension, and the
- * mask key every client frame carries (RFC 6455 5.2). A message sent in several fragments is counted as one frame, so
- * its other frames' few bytes stay charged to its client while the connection lasts.
- */
-export const frameOverhead = (payload: number) => 2 + 4 + (payload > 65_535 ? 8 : payload > 125 ? 2 : 0);
-
-/**
- * Charges the bytes `raw` (the upgraded socket under `ws`) delivers to `principal` in `budget` until ws has made them a
- * message, a ping or a pong. Call before serveConnection, so a message's bytes leave this hold before its own is made.
- * A message whose bytes have been arriving for `deadlineMs` (more than a few: see `arriving`) closes its connection.
+ * Charges what `raw` (the upgraded socket under `ws`) delivers to `principal` in `budget` until it is a whole message,
+ * ping or pong. Its listener goes before ws's own, so a message's bytes leave this hold before openenv-ws.ts charges
+ * the message. Bytes still owed after `deadlineMs` (more than MIN_PROGRESS_BYTES of them) close the connection.
  */
 export function chargeArrivals(
   raw: Duplex,
@@ -40,15 +36,8 @@ export function chargeArrivals(
   principal: string,
   deadlineMs = Number.POSITIVE_INFINITY,
 ): void {
-  // Bytes read and not yet a message, ping or pong; below 0 for a moment where ws emits a message before this hears of
-  // the chunk that made it.
-  let owed = 0;
+  const frames = new FrameReader();
   const hold = budget.reserve(principal, 0, { drop: () => ws.terminate() });
-  const settle = () => {
-    const due = Math.max(0, owed);
-    if (due > hold.bytes) hold.grow(due - hold.bytes);
-    else hold.shrink(hold.bytes - due);
-  };
   let deadline: NodeJS.Timeout | undefined;
   const shut = (code: number, reason: string) => {
     clearTimeout(deadline);
@@ -57,33 +46,28 @@ export function chargeArrivals(
     ws.close(code, reason.slice(0, 120));
     setImmediate(() => ws.terminate()); // the close frame is written: what ws buffered goes with the socket
   };
-  // The clock of the message arriving starts with its first chunk and stops when it (or a ping, a pong) is whole. Owed
-  // bytes under MIN_PROGRESS_BYTES start none: a fragmented message's other frame headers stay owed (frameOverhead).
-  const arriving = () => {
-    if (owed <= MIN_PROGRESS_BYTES || deadline !== undefined || !Number.isFinite(deadlineMs)) return;
-    const seconds = Math.round(deadlineMs / 1_000);
-    deadline = setTimeout(() => shut(POLICY_VIOLATION, `a message still arriving after ${seconds} s`), deadlineMs);
-    deadline.unref();
-  };
-  raw.on('data', (chunk: Buffer) => {
-    owed += chunk.length;
+  raw.prependListener('data', (chunk: Buffer) => {
+    frames.push(chunk);
     if (hold.released) return;
     try {
-      settle();
+      const due = frames.cost;
+      if (due > hold.bytes) hold.grow(due - hold.bytes);
+      else hold.shrink(hold.bytes - due);
       hold.moved(chunk.length);
-      arriving();
     } catch (error) {
       shut(TRY_AGAIN_LATER, `frames arriving: ${(error as Error).message}`);
+      return;
+    }
+    // The clock of what arrives starts once more than MIN_PROGRESS_BYTES are owed and stops only when nothing is
+    // (every message and control frame whole): a ping between a message's fragments does not restart it.
+    if (frames.owed === 0) {
+      clearTimeout(deadline);
+      deadline = undefined;
+    } else if (frames.owed > MIN_PROGRESS_BYTES && deadline === undefined && Number.isFinite(deadlineMs)) {
+      const seconds = Math.round(deadlineMs / 1_000);
+      deadline = setTimeout(() => shut(POLICY_VIOLATION, `a message still arriving after ${seconds} s`), deadlineMs);
+      deadline.unref();
     }
   });
-  const consumed = (payload: number) => {
-    owed -= payload + frameOverhead(payload);
-    clearTimeout(deadline);
-    deadline = undefined;
-    settle(); // never more than held: no refusal
-  };
-  ws.on('message', (data) => consumed(byteLength(data)));
-  ws.on('ping', (data) => consumed(data.length));
-  ws.on('pong', (data) => consumed(data.length));
   ws.once('close', () => (clearTimeout(deadline), hold.release()));
 }

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { BodyBudget } from '../serve/body-budget.js';
+import { FRAME_HELD } from '../serve/ws-frames.js';
 import { chargeArrivals } from '../serve/ws-intake.js';
 
 const KB = 1_024;
@@ -67,8 +68,37 @@ describe('WebSocket frames still arriving, charged to their client (V25-4)', () 
     client.send(Buffer.alloc(10, 0x61), { fin: true, binary: false });
     await until(() => received.length > 0);
     await tick();
-    // its other frames' headers (8 bytes each) stay charged: a few bytes, not the message
-    expect(budget.heldBy('a')).toBeLessThan(64);
+    expect(budget.heldBy('a')).toBe(0); // whole: nothing of it stays charged
+  });
+
+  it('a message of tiny fragments is charged what ws holds of each (V27-3), past the share 1013', async () => {
+    const budget = new BodyBudget(10_000 * KB, 100 * KB, 0);
+    const { client, closed, received } = await pair(budget);
+    for (let k = 0; k < 200; k++) client.send(Buffer.from('a'), { fin: false, binary: false });
+    await until(() => budget.heldBy('a') >= 200 * FRAME_HELD);
+    expect(budget.heldBy('a')).toBeGreaterThanOrEqual(200 * FRAME_HELD); // 200 x 7 bytes on the wire
+    client.send(Buffer.from('a'), { fin: true, binary: false });
+    await until(() => received.length > 0);
+    await tick();
+    expect(budget.heldBy('a')).toBe(0);
+    // written another way: 1-byte fragments past the client's share close the connection as its bytes would
+    for (let k = 0; k < 500; k++) client.send(Buffer.from('a'), { fin: false, binary: false });
+    expect(await closed).toBe(1013);
+  });
+
+  it('a ping between fragments does not restart the deadline of the message arriving', async () => {
+    const budget = new BodyBudget(10_000 * KB, 10_000 * KB, 60_000);
+    const { client, closed } = await pair(budget, 400);
+    client.send(Buffer.alloc(50 * KB, 0x61), { fin: false, binary: false });
+    const pinging = setInterval(() => {
+      client.ping();
+      client.send(Buffer.alloc(4 * KB, 0x61), { fin: false, binary: false });
+    }, 50);
+    try {
+      expect(await closed).toBe(1008);
+    } finally {
+      clearInterval(pinging);
+    }
   });
 
   it("past the client's share the connection closes 1013 and its bytes are its client's again", async () => {
