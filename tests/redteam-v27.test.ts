@@ -63,3 +63,25 @@ describe('V27-2: a retry of its own turn after a rebuild by replay is a conflict
     }
   }, 150_000);
 });
+
+describe("V27-3: a WebSocket message's fragments are held as objects, charged as bytes", () => {
+  it('control: the same bytes as one frame still arriving leave the heap as it was', async () => {
+    const r = await runScript('ws-fragments.mjs', ['whole', '96', '128'], 150_000);
+    expect(r.serverExit, JSON.stringify(r)).toBeNull();
+    expect(r.upgrades).toEqual({ 101: 96 });
+    expect(r.health).toBe(200);
+  }, 180_000);
+
+  it('V27-3 open: messages of 1-byte fragments, far under the share, abort a 128 MB heap', async () => {
+    const r = await runScript('ws-fragments.mjs', ['fragments', '96', '128'], 200_000);
+    if (status('V27-3') === 'open') {
+      // Open: ~7 bytes charged a fragment, ~230 held; the process dies for every client.
+      expect(r.serverExit, JSON.stringify(r)).toMatchObject({ signal: 'SIGABRT' });
+      expect(r.health).toBe('no answer');
+    } else {
+      // Closed: a fragment is charged what it holds (or fragments are bounded, or coalesced as they come).
+      expect(r.serverExit, JSON.stringify(r)).toBeNull();
+      expect(r.health).toBe(200);
+    }
+  }, 230_000);
+});
