@@ -35,7 +35,9 @@ let hotel: EpisodicSeed;
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 1 });
   const library = SqliteLibrary.open(dir, { create: true });
-  hotel = (await admitEpisodic(library, pool, [{ name: 'hotel', source: readFileSync(HOTEL, 'utf8') }]))[0] as EpisodicSeed;
+  hotel = (
+    await admitEpisodic(library, pool, [{ name: 'hotel', source: readFileSync(HOTEL, 'utf8') }])
+  )[0] as EpisodicSeed;
   await library.close();
 }, 60_000);
 afterAll(async () => {
@@ -43,11 +45,7 @@ afterAll(async () => {
 });
 
 /** One call of a tool without parameters written three ways, and one with them written two ways. */
-const BARE = [
-  { tool: 'list_arrivals' },
-  { args: {}, tool: 'list_arrivals' },
-  { tool: 'list_arrivals', args: {} },
-];
+const BARE = [{ tool: 'list_arrivals' }, { args: {}, tool: 'list_arrivals' }, { tool: 'list_arrivals', args: {} }];
 const ROOMS = [
   { tool: 'list_rooms', args: { floor: 1 } },
   { args: { floor: 1 }, tool: 'list_rooms' },
