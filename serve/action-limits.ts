@@ -4,8 +4,10 @@
 // sandbox rejects as a turn (the agent's mistake, never an environment failure), naming what was wrong.
 // A control character in a tool name, an argument name or a string argument is refused the same way: an
 // environment that echoes its input into an observation must never be made to carry one (contract/text.ts).
+// An admitted action then takes its one form (canonicalAction), the form every path keeps, journals and compares.
 import { EPISODIC_LIMITS } from '../contract/episodic.js';
 import { codePoint, LINE_CONTROL, PROSE_CONTROL } from '../contract/text.js';
+import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { boundDepth } from '../validators/bounded.js';
 
 /** Object params (1) nest at most maxSchemaDepth more containers; with the action object that is this many levels. */
@@ -80,6 +82,21 @@ export function admitAction(action: unknown): unknown {
     .slice(0, EXCERPT_CHARS)
     .replace(new RegExp(LINE_CONTROL.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return { refused: problem, excerpt } satisfies RefusedAction;
+}
+
+const episodic = loadPlainRuntime().episodic;
+
+/**
+ * The one form of an action wherever the host keeps, journals, digests, compares or shows it (V27-2, issue 28): made
+ * once, before step sees it, by the sandbox's own normaliseAction against the environment's `tools` (the call as step
+ * plays it: `{tool, args}`, args {} where none was sent, keys sorted at every depth), so a live step, a replay of the
+ * journal and a snapshot hold the same text however the client wrote it; an action the check refuses (or its stand-in
+ * over the limits) keeps its values with its keys sorted. Idempotent: the form of a form is itself.
+ */
+export function canonicalAction(tools: unknown, raw: unknown): unknown {
+  const action = admitAction(raw);
+  const checked = episodic.normaliseAction(tools, action);
+  return checked.problem === null ? checked.action : JSON.parse(episodic.canonical(action));
 }
 
 /** The observation of a refused action's turn (the sandbox's own message would only say it has no tool). */

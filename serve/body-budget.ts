@@ -1,7 +1,8 @@
 // The bytes of request bodies (WebSocket messages, and unread answers) the service holds, charged to their client
 // from the headers on: a body reserves its declared Content-Length (a chunked one grows as it arrives) under its
 // client's share of a process-wide budget, and keeps it until its answer is sent; a body still arriving after the
-// deadline is dropped (V20-1: unfinished bodies were held by nothing and one client's filled the process's memory).
+// deadline is dropped (V20-1: unfinished bodies were held by nothing and one client's filled the process's memory),
+// and one that stalls, or cannot arrive by then at its rate, may be reclaimed for another client (V25-1, V27-1).
 import { ServeError } from './options.js';
 
 /**
@@ -16,6 +17,9 @@ export const STALL_MS = 1_000;
  * however often a byte comes. An honest body, however slow its link, comes in TCP segments of kilobytes.
  */
 export const MIN_PROGRESS_BYTES = 2_048;
+
+/** The window over which a hold's latest rate is measured (a link that speeds up is judged by what it does now). */
+export const RATE_WINDOW_MS = 1_000;
 
 /** What the budget needs of the thing holding bytes: a way to drop it (its stream or socket) when reclaimed. */
 export interface BodyHolder {
@@ -35,6 +39,14 @@ export class Hold {
   movedAt = Date.now();
   /** Bytes arrived since movedAt, short of MIN_PROGRESS_BYTES. */
   private progress = 0;
+  readonly openedAt = this.movedAt;
+  /** When all it reserved must have arrived (a body's deadline: dueBy), else judged by its stall alone. */
+  private dueAt: number | undefined;
+  /** Bytes arrived in all, and in the rate window now open (since windowAt); the rate of the last window closed. */
+  private received = 0;
+  private windowAt = this.movedAt;
+  private windowBytes = 0;
+  private lastRate = 0;
 
   constructor(
     readonly principal: string,
@@ -58,9 +70,36 @@ export class Hold {
    * some of an answer.
    */
   moved(arrived?: number): void {
-    if (arrived !== undefined && (this.progress += arrived) < MIN_PROGRESS_BYTES) return;
+    if (arrived !== undefined) {
+      const now = Date.now();
+      this.received += arrived;
+      this.windowBytes += arrived;
+      if (now - this.windowAt >= RATE_WINDOW_MS) {
+        this.lastRate = this.windowBytes / (now - this.windowAt);
+        [this.windowAt, this.windowBytes] = [now, 0];
+      }
+      if ((this.progress += arrived) < MIN_PROGRESS_BYTES) return;
+    }
     this.progress = 0;
     this.movedAt = Date.now();
+  }
+
+  /** Its client must have sent all it holds (its declared length) by `at`: a hold that cannot is reclaimable. */
+  dueBy(at: number): void {
+    this.dueAt = at;
+  }
+
+  /**
+   * Whether what it still owes cannot arrive before its deadline at the rate it has shown (V27-1): the better of its
+   * average since it opened and its last window's, judged once it is `graceMs` old. Holding costs sending: a body
+   * reserving 8 MiB must bring them in time, where an absolute floor (V26-3) let a trickle hold any reservation.
+   */
+  cannotArrive(now: number, graceMs: number): boolean {
+    const owed = this.bytes - this.received;
+    const age = now - this.openedAt;
+    if (this.dueAt === undefined || owed <= 0 || age <= 0 || age < graceMs) return false;
+    const rate = Math.max(this.received / age, this.lastRate);
+    return owed > rate * (this.dueAt - now);
   }
 
   /** The body has arrived: its bytes stay charged until release, but no other client may reclaim them. */
@@ -160,12 +199,13 @@ export class BodyBudget {
 
   /**
    * Frees room for a client that would hold `wanted` bytes by dropping stalled bodies still arriving (or answers still
-   * unread) of the clients holding the most, largest first, while such a client holds more than `wanted` (never below
-   * the asker's own holding). A hold that moved within stallMs is never dropped: its client keeps its side (V25-1).
+   * unread), or bodies too slow to arrive by their deadline, of the clients holding the most, largest first, while such
+   * a client holds more than `wanted` (never below the asker's own holding). A hold that moved within stallMs at a rate
+   * that brings it in time is never dropped: its client keeps its side (V25-1, V27-1).
    */
   private reclaimFor(asker: string, wanted: number, n: number): void {
     while (this.stats.heldBytes + n > this.totalBytes) {
-      const victim = this.stalledHold(asker, wanted);
+      const victim = this.reclaimableHold(asker, wanted);
       if (!victim) return;
       this.release(victim);
       this.stats.reclaimed++;
@@ -174,25 +214,29 @@ export class BodyBudget {
           503,
           'E_OVERLOADED',
           "this body was dropped for another client's: this client holds the most of the bytes of request bodies " +
-            'in flight and its transfer stalled; send fewer large bodies at once',
+            'in flight and its transfer stalled, or was too slow to arrive by its deadline; send fewer large bodies ' +
+            'at once',
         ),
       );
     }
   }
 
-  /** The largest stalled hold still arriving of the richest client (other than `asker`) holding more than `wanted`. */
-  private stalledHold(asker: string, wanted: number): Hold | undefined {
+  /**
+   * The largest hold still arriving, stalled or unable to arrive in time, of the richest client (other than `asker`)
+   * holding more than `wanted`.
+   */
+  private reclaimableHold(asker: string, wanted: number): Hold | undefined {
     const now = Date.now();
-    const stalled = (hold: Hold) => {
+    const reclaimable = (hold: Hold) => {
       if (!hold.arriving || hold.bytes === 0) return false; // dropping it would free nothing
       hold.holder.look?.();
-      return now - hold.movedAt >= this.stallMs;
+      return now - hold.movedAt >= this.stallMs || hold.cannotArrive(now, this.stallMs);
     };
     const richest = [...this.perClient]
       .filter(([p, bytes]) => p !== asker && bytes > wanted)
       .sort((a, b) => b[1] - a[1]);
     for (const [principal] of richest) {
-      const victim = [...(this.holds.get(principal) ?? [])].filter(stalled).sort((a, b) => b.bytes - a.bytes)[0];
+      const victim = [...(this.holds.get(principal) ?? [])].filter(reclaimable).sort((a, b) => b.bytes - a.bytes)[0];
       if (victim) return victim;
     }
     return undefined;

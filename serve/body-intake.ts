@@ -97,6 +97,7 @@ export function registerBodyIntake(
     };
     try {
       hold = budget.reserve(requestClient(request).principal, Number.isSafeInteger(declared) ? declared : 0, { drop });
+      hold.dueBy(Date.now() + deadlineMs); // what it reserved must come by its deadline, or it may be reclaimed (V27-1)
     } catch (error) {
       throw refuse(reply, error as ServeError);
     }

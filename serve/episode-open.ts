@@ -1,7 +1,7 @@
 // Making an episode session: a new episode (its reset in the sandbox, then its journal's first line), or one
 // rebuilt from its journal (a restart, another replica, an idle eviction): its identity checked against the
 // library, its actions replayed from reset in the sandbox, and where it stands.
-import { isRefused, refusedObservation } from './action-limits.js';
+import { canonicalAction, isRefused, refusedObservation } from './action-limits.js';
 import type { Client } from './clients.js';
 import { defendEpisode } from './episode-defence.js';
 import {
@@ -126,15 +126,17 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
       `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`,
     );
   const meta = at.runner().metaOf(found.record);
+  // the journal's actions in their one form (a journal written before V27-2's fix keeps them as they were sent)
+  const actions = entry.actions.map((action) => canonicalAction(meta.tools, action));
   const release = entry.ended || !slot ? () => {} : at.reserve(client, true); // an ended episode is only read: no slot
   try {
-    const snap = entry.ended ? null : await at.snapshots().load(id, entry.actions);
+    const snap = entry.ended ? null : await at.snapshots().load(id, actions);
     if (snap) {
       // one read, no replay (V25-3): the turns before the last keep their actions, their observations read on demand
       const session: Session = {
         ...{ id, client, record: found.record, meta, identity: { env, version, seed, level } },
         ...{ prompt: snap.prompt, state: snap.state, errors: snap.errors, now: snap.now, over: false },
-        turns: entry.actions.map(
+        turns: actions.map(
           (action, i) =>
             new Turn(action, isRefused(action) ? refusedObservation(action) : i === snap.turn - 1 ? snap.last : ''),
         ),
@@ -143,7 +145,7 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
       at.place(session);
       return session;
     }
-    const r = await at.runner().rollout(client, found.record, meta, seed, level, entry.actions);
+    const r = await at.runner().rollout(client, found.record, meta, seed, level, actions);
     const session: Session = {
       id,
       client,
@@ -163,7 +165,7 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
     if (!r.ok) {
       session.now = { end: 'failed', score: 0, error: { code: r.code, message: r.message } };
       session.over = true;
-      session.turns = entry.actions.map((action) => new Turn(action, ''));
+      session.turns = actions.map((action) => new Turn(action, ''));
     } else {
       Object.assign(session, {
         prompt: r.prompt ?? '',
@@ -173,9 +175,12 @@ export async function restoreSession(at: Opening, id: string, client: Client, sl
       });
       // ended by its client: the journal says how
       if (entry.ended && r.end === 'no-action') session.now.end = entry.ended.end;
-      session.turns = r.actions.map(
-        (action, i) => new Turn(action, isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? '')),
-      );
+      // the host's form of each turn the replay played, as the live steps kept them (the sandbox logs the same)
+      session.turns = actions
+        .slice(0, r.actions.length)
+        .map(
+          (action, i) => new Turn(action, isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? '')),
+        );
       if (r.end !== 'no-action') session.over = true;
     }
     at.place(session); // one over is answered from memory, never held open: it takes no slot

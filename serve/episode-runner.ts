@@ -5,7 +5,7 @@ import { parseEpisodicMeta, type EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
 import type { Call } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
-import { admitAction } from './action-limits.js';
+import { canonicalAction } from './action-limits.js';
 import type { Client } from './clients.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
@@ -123,8 +123,8 @@ export class EpisodeRunner {
     raw: unknown[],
     client: Client,
   ) {
-    const actions = raw.map(admitAction);
     const { record, meta } = this.resolve(identity);
+    const actions = raw.map((action) => canonicalAction(meta.tools, action));
     const r = await this.rollout(client, record, meta, identity.seed, identity.level, actions);
     const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
     if (!r.ok) {

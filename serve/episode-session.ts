@@ -21,8 +21,9 @@ export interface Outcome {
 }
 
 /**
- * A turn as a session holds it: its action kept as its JSON text and parsed again where it is read (V26-2: the memory
- * budget charges two bytes a character, the cost of text; a parsed value costs per node, up to ten times its text).
+ * A turn as a session holds it: its action, in its one form (action-limits.ts canonicalAction, V27-2), kept as its JSON
+ * text and parsed again where it is read (V26-2: the memory budget charges two bytes a character, the cost of text; a
+ * parsed value costs per node, up to ten times its text).
  */
 export class Turn {
   private readonly json: string | undefined;
@@ -123,8 +124,9 @@ export function resumeFrom(s: Session): NonNullable<Resume['from']> {
 }
 
 /**
- * Whether `action` as turn `turn` (optional) repeats a stored turn ('stored': its stored result answers it) or makes
- * the next one ('next'); a 409 when it conflicts with a stored turn, follows no turn, or the episode is over.
+ * Whether `action` (in its one form, as every stored turn is) as turn `turn` (optional) repeats a stored turn
+ * ('stored': its stored result answers it) or makes the next one ('next'); a 409 when it conflicts with a stored turn,
+ * follows no turn, or the episode is over.
  */
 export function turnOf(s: Session, action: unknown, turn: number | undefined): 'stored' | 'next' {
   const current = s.turns.length;

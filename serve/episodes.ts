@@ -4,7 +4,7 @@
 // another replica, an idle eviction). Every action runs in the sandbox pool through the dispatcher.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
-import { admitAction, isRefused, refusedObservation } from './action-limits.js';
+import { canonicalAction, isRefused, refusedObservation } from './action-limits.js';
 import { keyOwner, type Client } from './clients.js';
 import { defendSession } from './episode-defence.js';
 import { createSession, readTurns, restoreSession, type Opening } from './episode-open.js';
@@ -228,8 +228,9 @@ export class EpisodeSessions {
    * result. An action beyond the contract's limits is refused at the host (action-limits.ts): a rejected turn.
    */
   step(id: string, raw: unknown, turn: number | undefined, client: Client): Promise<StepResult> {
-    const action = admitAction(raw);
     return this.serial(id, client, true, async (s) => {
+      // its one form, before it is compared, journaled, kept or played (V27-2)
+      const action = canonicalAction(s.meta.tools, raw);
       const current = s.turns.length;
       if (turnOf(s, action, turn) === 'stored') {
         if ((turn as number) <= (s.unread ?? 0)) await this.readTurns(s, client);

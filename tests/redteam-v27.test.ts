@@ -24,7 +24,7 @@ describe("V27-1: a body's declared length is held by any rate over the floor", (
     expect((r.honest as Answers)[0]?.status, JSON.stringify(r)).toBe(200);
   }, 150_000);
 
-  it('V27-1 open: bodies bringing 2.2 KB every 300 ms hold their declared 8 MiB; the honest body is 503', async () => {
+  it('V27-1: bodies declaring 8 MiB that bring 2.2 KB every 300 ms (closed: reclaimed, honest served)', async () => {
     const r = await runScript('http-crawl.mjs', ['crawl', '2', '4', '65536', '34', '60000', '300'], 150_000);
     const honest = r.honest as Answers;
     const served = honest.filter((a) => a.status === 200).length;
@@ -47,7 +47,7 @@ describe('V27-2: a retry of its own turn after a rebuild by replay is a conflict
     expect(r.snapshot).toMatchObject({ turn: 2, matchesJournal: true });
   }, 150_000);
 
-  it('V27-2 open: the same call sent as {tool} is 409 on retry after a restart; its snapshot never fits', async () => {
+  it('V27-2: one call sent as {tool}, retried after a restart (closed: replayed, snapshot matches)', async () => {
     const r = await runScript('retry-after-restart.mjs', ['bare'], 120_000);
     expect(r.played, JSON.stringify(r)).toEqual([200, 200]);
     expect(r.retryLive).toMatchObject({ status: 200, replayed: true });
@@ -72,7 +72,7 @@ describe("V27-3: a WebSocket message's fragments are held as objects, charged as
     expect(r.health).toBe(200);
   }, 180_000);
 
-  it('V27-3 open: messages of 1-byte fragments, far under the share, abort a 128 MB heap', async () => {
+  it('V27-3: messages of 1-byte fragments, far under the share (closed: refused, the service lives)', async () => {
     const r = await runScript('ws-fragments.mjs', ['fragments', '96', '128'], 200_000);
     if (status('V27-3') === 'open') {
       // Open: ~7 bytes charged a fragment, ~230 held; the process dies for every client.
