@@ -90,6 +90,9 @@ describe("V27-3: a WebSocket message's fragments are held as objects, charged as
     const r = await runScript('ws-fragments.mjs', ['fragments', '300', '128', '1000'], 200_000);
     expect(r.serverExit, JSON.stringify(r)).toBeNull();
     expect(r.health).toBe(200);
-    expect(Object.keys(r.closes as object).some((c) => c.startsWith('1013')), JSON.stringify(r.closes)).toBe(true);
+    expect(
+      Object.keys(r.closes as object).some((c) => c.startsWith('1013')),
+      JSON.stringify(r.closes),
+    ).toBe(true);
   }, 230_000);
 });
