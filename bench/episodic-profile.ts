@@ -37,8 +37,7 @@ export const SEQUENTIAL_ROUND = 8;
 /**
  * The most a verdict-exact sequential test could save of the hack stage's rate findings: a finding's trials played in
  * rounds, in the order the check lists them, stop once settled() is certain (the pending trials' chance taken as
- * known). The findings judged on one sample (a family's mean and its passes) are grouped: the sample stops when all
- * are settled. Zero-tolerance findings are one probe each and have no sample to stop.
+ * known). The findings judged on one sample (a family's mean and its passes) are grouped. Zero-tolerance findings are one probe each and have no sample to stop.
  */
 export function sequentialCeiling(findings: readonly Finding[], round = SEQUENTIAL_ROUND) {
   const groups = new Map<string, RateFinding[]>();
@@ -53,21 +52,28 @@ export function sequentialCeiling(findings: readonly Finding[], round = SEQUENTI
   for (const f of findings) if (f.rule === 'zero') row(f.check).zero++;
   for (const [key, list] of groups) {
     const n = (list[0] as RateFinding).trials.length;
-    const neededBy = (f: RateFinding) => {
-      for (let k = round; k < n; k += round) {
-        const rest = f.trials.slice(k);
-        const byLevel = new Map<number, number>();
-        for (const t of rest) byLevel.set(t.level, (byLevel.get(t.level) ?? 0) + 1);
-        const chances = rest.map((t) => t.chance);
-        const chance = [Math.min(...chances), Math.max(...chances)] as const;
-        if (settled({ ...f, trials: f.trials.slice(0, k) }, { byLevel, chance }) !== null) return k;
-      }
-      return n;
+    // The sample stops at the first round after which one of its findings is certain to fail (its code is then
+    // certain) or every one is certain to pass.
+    const verdictAt = (f: RateFinding, k: number) => {
+      const rest = f.trials.slice(k);
+      const byLevel = new Map<number, number>();
+      for (const t of rest) byLevel.set(t.level, (byLevel.get(t.level) ?? 0) + 1);
+      const chances = rest.map((t) => t.chance);
+      const chance = [Math.min(...chances), Math.max(...chances)] as const;
+      return settled({ ...f, trials: f.trials.slice(0, k) }, { byLevel, chance });
     };
+    let needed = n;
+    for (let k = round; k < n; k += round) {
+      const verdicts = list.map((f) => verdictAt(f, k));
+      if (verdicts.includes('fails') || verdicts.every((v) => v === 'passes')) {
+        needed = k;
+        break;
+      }
+    }
     const r = row(key.split('|')[0] as string);
     r.samples++;
     r.trials += n;
-    r.needed += Math.max(...list.map(neededBy));
+    r.needed += needed;
     if (list.some((f) => judgeRate(f).failing.length > 0)) r.failing++;
   }
   return byCheck;
