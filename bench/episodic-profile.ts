@@ -37,7 +37,8 @@ export const SEQUENTIAL_ROUND = 8;
 /**
  * The most a verdict-exact sequential test could save of the hack stage's rate findings: a finding's trials played in
  * rounds, in the order the check lists them, stop once settled() is certain (the pending trials' chance taken as
- * known). The findings judged on one sample (a family's mean and its passes) are grouped. Zero-tolerance findings are one probe each and have no sample to stop.
+ * known). The findings judged on one sample (a family's mean and its passes) are grouped. Zero-tolerance findings
+ * are one probe each and have no sample to stop.
  */
 export function sequentialCeiling(findings: readonly Finding[], round = SEQUENTIAL_ROUND) {
   const groups = new Map<string, RateFinding[]>();
