@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Call } from '../sandbox/protocol.js';
 import { plannedRolloutJobs } from '../sandbox/rollouts.js';
+import { judgeRate, settled, type Finding, type RateFinding } from '../validators/checks/rules.js';
+import { judgedEpisodicFindings } from '../validators/episodic/hack.js';
 import { validateCandidate } from '../validators/validate.js';
 import { processCpuMs } from './proc-stats.js';
 
@@ -27,6 +29,55 @@ function origin(): string {
     .filter((m) => !plumbing.test(m[0]))
     .map((m) => m[1] as string);
   return files[0] ?? (plumbing.test(stack) ? 'hack batch' : '?');
+}
+
+/** Trials a sequential test plays in one round (a round's rollouts go out together, so verdicts stay deterministic). */
+export const SEQUENTIAL_ROUND = 8;
+
+/**
+ * The most a verdict-exact sequential test could save of the hack stage's rate findings: a finding's trials played in
+ * rounds, in the order the check lists them, stop once settled() is certain (the pending trials' chance taken as
+ * known). The findings judged on one sample (a family's mean and its passes) are grouped. Zero-tolerance findings
+ * are one probe each and have no sample to stop.
+ */
+export function sequentialCeiling(findings: readonly Finding[], round = SEQUENTIAL_ROUND) {
+  const groups = new Map<string, RateFinding[]>();
+  for (const f of findings)
+    if (f.rule === 'rate') {
+      const key = `${f.check}|${f.policy.replace(/ \([^)]*\)$/, '')}|${f.trials.length}`;
+      groups.set(key, [...(groups.get(key) ?? []), f]);
+    }
+  const byCheck: Record<string, { samples: number; failing: number; trials: number; needed: number; zero: number }> =
+    {};
+  const row = (check: string) => (byCheck[check] ??= { samples: 0, failing: 0, trials: 0, needed: 0, zero: 0 });
+  for (const f of findings) if (f.rule === 'zero') row(f.check).zero++;
+  for (const [key, list] of groups) {
+    const n = (list[0] as RateFinding).trials.length;
+    // The sample stops at the first round after which one of its findings is certain to fail (its code is then
+    // certain) or every one is certain to pass.
+    const verdictAt = (f: RateFinding, k: number) => {
+      const rest = f.trials.slice(k);
+      const byLevel = new Map<number, number>();
+      for (const t of rest) byLevel.set(t.level, (byLevel.get(t.level) ?? 0) + 1);
+      const chances = rest.map((t) => t.chance);
+      const chance = [Math.min(...chances), Math.max(...chances)] as const;
+      return settled({ ...f, trials: f.trials.slice(0, k) }, { byLevel, chance });
+    };
+    let needed = n;
+    for (let k = round; k < n; k += round) {
+      const verdicts = list.map((f) => verdictAt(f, k));
+      if (verdicts.includes('fails') || verdicts.every((v) => v === 'passes')) {
+        needed = k;
+        break;
+      }
+    }
+    const r = row(key.split('|')[0] as string);
+    r.samples++;
+    r.trials += n;
+    r.needed += needed;
+    if (list.some((f) => judgeRate(f).failing.length > 0)) r.failing++;
+  }
+  return byCheck;
 }
 
 export async function profileEpisodic(source: string, validationSeed: number) {
@@ -55,6 +106,11 @@ export async function profileEpisodic(source: string, validationSeed: number) {
     return result;
   }) as SandboxPool['run'];
   plannedRolloutJobs.add(observe);
+  let findings: readonly Finding[] = [];
+  const judged = (f: readonly Finding[]) => {
+    if (recording) findings = f;
+  };
+  judgedEpisodicFindings.add(judged);
   const workersCpu = () => pool.workerPids().reduce((a, pid) => a + processCpuMs(pid), 0);
   try {
     await validateCandidate(source, { pool, validationSeed }); // warm-up: workers, code caches
@@ -70,8 +126,10 @@ export async function profileEpisodic(source: string, validationSeed: number) {
       supervisorCpuMs: Math.round((cpu.user + cpu.system) / 1000),
       workersCpuMs: workersCpu() - workers0,
       rows: Object.fromEntries([...rows].map(([k, r]) => [k, { ...r, jobWallMs: Math.round(r.jobWallMs) }])),
+      sequential: sequentialCeiling(findings),
     };
   } finally {
+    judgedEpisodicFindings.delete(judged);
     plannedRolloutJobs.delete(observe);
     await pool.close();
   }
@@ -97,5 +155,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log('stage or check\tplanned\tplayed\tjobs (realms)\tturns reported\tjob wall ms');
     for (const [k, r] of Object.entries(profile.rows))
       console.log(`${k}\t${r.planned}\t${r.played}\t${r.jobs}\t${r.turns}\t${r.jobWallMs}`);
+    console.log(
+      `check\trate samples (failing)\ttrials\ttrials a sequential test needs (rounds of ${SEQUENTIAL_ROUND})\tzero`,
+    );
+    for (const [k, r] of Object.entries(profile.sequential))
+      console.log(`${k}\t${r.samples} (${r.failing})\t${r.trials}\t${r.needed}\t${r.zero}`);
   }
 }

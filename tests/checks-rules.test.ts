@@ -9,6 +9,7 @@ import { CHECKS } from '../validators/checks/registry.js';
 import {
   judgeFindings,
   judgeRate,
+  settled,
   undecided,
   type RateFinding,
   type Trial,
@@ -91,6 +92,80 @@ describe('a rate above chance, with a confidence bound', () => {
     ]);
     expect(problems.map((p) => p.code)).toEqual(['E_ACCEPTS_CONSTANT', 'E_ACCEPTS_ECHO']);
     expect(problems[0]?.message).toMatch(/^policy B wins 100% at level 1.*also: policy A/);
+  });
+});
+
+describe('a sequential test of a rate (settled)', () => {
+  // A seeded generator: the property below draws its findings the same way on every run.
+  const draw = (seed: number) => () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const pendingOf = (list: Trial[]) => {
+    const byLevel = new Map<number, number>();
+    for (const t of list) byLevel.set(t.level, (byLevel.get(t.level) ?? 0) + 1);
+    return { byLevel };
+  };
+
+  it('settles only where every way the pending trials can go gives the final verdict it names', () => {
+    const next = draw(7);
+    let settledCount = 0;
+    for (let k = 0; k < 3_000; k++) {
+      const strength = next();
+      const all: Trial[] = Array.from({ length: 1 + Math.floor(next() * 60) }, () => ({
+        level: 1 + Math.floor(next() * 3),
+        win: next() < strength ? (next() < 0.7 ? 1 : next()) : 0,
+        chance: next() < 0.5 ? 0 : next() / 2,
+      }));
+      const seen = all.slice(0, Math.floor(next() * all.length));
+      const tolerance = next() < 0.5 ? { level: next() / 3, pooled: next() / 5 } : { pooled: next() / 4 };
+      const f = {
+        ...rate(seen, tolerance),
+        z: next() < 0.3 ? 0 : 1 + 2 * next(),
+        minTrials: 1 + Math.floor(next() * 12),
+      };
+      const verdict = settled(f, pendingOf(all.slice(seen.length)));
+      if (verdict === null) continue;
+      settledCount++;
+      // The pending trials as drawn, and at both extremes: each final judgement agrees with the settled one.
+      for (const rest of [
+        all.slice(seen.length),
+        all.slice(seen.length).map((t) => ({ ...t, win: 1, chance: 0 })),
+        all.slice(seen.length).map((t) => ({ ...t, win: 0, chance: 1 })),
+      ]) {
+        const fails = judgeRate({ ...f, trials: [...seen, ...rest] }).failing.length > 0;
+        expect(fails ? 'fails' : 'passes').toBe(verdict);
+      }
+    }
+    expect(settledCount).toBeGreaterThan(300);
+  });
+
+  it('fails early a policy that wins every trial, and never settles it as passing', () => {
+    const f = { ...rate(trials(1, 8, 8), { level: 0.05, pooled: 0.05 }), z: 1.64, minTrials: 1 };
+    const chance = [0, 0] as const;
+    expect(settled(f, { byLevel: new Map([[1, 32]]), chance })).toBe('fails');
+    // A chance the pending trials may carry (unknown: up to 1) could still explain their wins.
+    expect(settled(f, { byLevel: new Map([[1, 32]]) })).toBeNull();
+    expect(settled({ ...f, trials: [] }, { byLevel: new Map([[1, 40]]), chance })).toBeNull();
+  });
+
+  it('passes a zero-win family only once too few trials are left to clear the bar (a 5-point tolerance)', () => {
+    const at = (seen: number) =>
+      settled(
+        { ...rate(trials(1, 0, seen), { level: 0.05 }), z: 1.64, minTrials: 1 },
+        { byLevel: new Map([[1, 40 - seen]]), chance: [0, 0] },
+      );
+    expect(at(35)).toBeNull();
+    expect(at(36)).toBe('passes');
+  });
+
+  it('judges a scope on its final count: one that ends below minTrials is not judged', () => {
+    const f = { ...rate(trials(1, 6, 6), { level: 0.05 }), minTrials: 10 };
+    expect(settled(f, { byLevel: new Map([[1, 3]]), chance: [0, 0] })).toBe('passes');
+    expect(settled(f, { byLevel: new Map([[1, 4]]), chance: [0, 0] })).toBe('fails');
+  });
+
+  it("takes the pending trials' chance as given: a known low chance settles a pass sooner", () => {
+    const f = { ...rate(trials(1, 5, 20, 0.5), { pooled: 0.1 }), z: 2, minTrials: 1 };
+    expect(settled(f, { byLevel: new Map([[1, 20]]) })).toBeNull();
+    expect(settled(f, { byLevel: new Map([[1, 20]]), chance: [0.5, 0.5] })).toBe('passes');
   });
 });
 

@@ -91,6 +91,59 @@ export function judgeRate(f: RateFinding): { scopes: Scope[]; failing: Scope[] }
   return { scopes, failing: scopes.filter(exceeds) };
 }
 
+/** The trials of a rate finding still to come: how many at each level, and the range their chance lies in. */
+export interface Pending {
+  byLevel: ReadonlyMap<number, number>;
+  /** Default [0, 1]: a trial's chance unknown until it is played. */
+  chance?: readonly [number, number];
+}
+
+/** Margin a settled verdict clears its bar by: the final judgement sums its means in another order. */
+const SETTLED_MARGIN = 1e-9;
+
+/**
+ * A sequential test of a rate finding: whether its verdict (judgeRate over the trials seen and the pending ones) is
+ * already certain whatever each pending trial wins in [0, 1]. 'fails' where a scope's lower bound clears chance plus
+ * its tolerance even if every pending trial loses at the highest chance; 'passes' where no scope can, even if every
+ * one wins at the lowest chance (the Wilson bound grows with the rate); null while either can happen. A scope is
+ * judged on its final count, so one with fewer than `minTrials` then is never judged.
+ */
+export function settled(f: RateFinding, pending: Pending): 'fails' | 'passes' | null {
+  const [low, high] = pending.chance ?? [0, 1];
+  const sums = (trials: Trial[], left: number) => {
+    const wins = trials.reduce((a, t) => a + t.win, 0);
+    const chance = trials.reduce((a, t) => a + t.chance, 0);
+    const n = trials.length + left;
+    return {
+      n,
+      worst: lowerBound(wins / n, n, f.z) - (chance + left * high) / n,
+      best: lowerBound((wins + left) / n, n, f.z) - (chance + left * low) / n,
+    };
+  };
+  const scopes: Array<{ n: number; worst: number; best: number; tolerance: number }> = [];
+  if (f.tolerance.level !== undefined) {
+    const levels = new Set([...f.trials.map((t) => t.level), ...pending.byLevel.keys()]);
+    for (const level of [...levels].sort((a, b) => a - b)) {
+      const left = pending.byLevel.get(level) ?? 0;
+      scopes.push({
+        ...sums(
+          f.trials.filter((t) => t.level === level),
+          left,
+        ),
+        tolerance: f.tolerance.level,
+      });
+    }
+  }
+  if (f.tolerance.pooled !== undefined) {
+    const left = [...pending.byLevel.values()].reduce((a, b) => a + b, 0);
+    scopes.push({ ...sums(f.trials, left), tolerance: f.tolerance.pooled });
+  }
+  const judged = scopes.filter((s) => s.n >= f.minTrials && s.n > 0);
+  if (judged.some((s) => s.worst > s.tolerance + SETTLED_MARGIN)) return 'fails';
+  if (judged.every((s) => s.best <= s.tolerance - SETTLED_MARGIN)) return 'passes';
+  return null;
+}
+
 /**
  * Whether a policy merely looks strong at a level (its rate at least chance plus half the tolerance) without
  * failing yet: a check that can draw more instances does so before its verdict, so small samples (which

@@ -8,9 +8,13 @@ import type { EpisodeFailure } from '../../sandbox/episodes.js';
 import { RolloutMemo, withRolloutMemo } from '../../sandbox/rollout-memo.js';
 import type { RolloutResult } from '../../sandbox/rollouts.js';
 import { episodicContext, judgeFindings, runEpisodicChecks } from '../checks/episodic.js';
+import type { Finding } from '../checks/rules.js';
 import { CHECKS } from '../checks/registry.js';
 import type { Stage } from '../context.js';
 import { failureProblems, metaOf } from './stages.js';
+
+/** Observers of the stage's findings before they are judged (bench/episodic-profile.ts: what sequential tests save). */
+export const judgedEpisodicFindings = new Set<(findings: readonly Finding[]) => void>();
 
 export const episodicHack: Stage = async (ctx) => {
   const meta = metaOf(ctx);
@@ -24,6 +28,7 @@ export const episodicHack: Stage = async (ctx) => {
       failed = outcomes.filter((r): r is EpisodeFailure => !r.ok);
     }),
   );
+  for (const observe of judgedEpisodicFindings) observe(findings);
   // A probe the sandbox could not run is the module's failure (a crash, a hang, a throw under another policy).
   const problems = [...failureProblems(failed, requests), ...judgeFindings(findings)];
   // The profile (issue 34): rollouts each check planned and ran in its judge, and how many the memo served.
