@@ -87,7 +87,7 @@ const KNOWN = new RegExp(String.raw`\s?(${NAMES})${END}`, 'uy');
 /** A rate's "per": "/", "per", "a", "an", "each", "every", then a unit the tables know. */
 const PER = new RegExp(String.raw`\s*(?:\/|\b(?i:per|an?|each|every)\b)\s*(${NAMES})${END}`, 'uy');
 /** Any other unit as written: a percent sign or a word of letters and signs ("pm", "°N", "items/box", "p.m"). */
-const WORD = /\s?(%|[\p{L}°µ](?:[\p{L}°µ²³/]|\.(?=\p{L}))*)/uy;
+const WORD = /\s?(%|[\p{L}°µ](?:[\p{L}°µ²³]|[/.](?=\p{L}))*)/uy;
 /**
  * The number: "No."/"#"/"number" before, a sign and a currency sign (either order), digits with or without
  * thousands separators, a decimal part, an exponent, a denominator, an ordinal suffix ("$-1,200.50", "1.5e3", "3/4",
@@ -190,10 +190,19 @@ export function readQuantity(text: string, at = 0): Quantity | null {
     return Object.assign(q, measured(q.value, known.unit ?? MONEY, known.per));
   }
   if (currency) return Object.assign(q, measured(q.value, MONEY));
-  WORD.lastIndex = numberEnd;
+  const word = wordAt(text, numberEnd);
+  return currency || word === null ? q : Object.assign(q, word);
+}
+
+/**
+ * The word after a number at `at` (one space at most before it), as a unit as written reads it ("pm", "°N",
+ * "items/box", "p.m"), or null: what follows a currency amount ("$15 each") is this, no unit of it.
+ */
+export function wordAt(text: string, at: number): { unit: string; unitStart: number; end: number } | null {
+  WORD.lastIndex = at;
   const w = WORD.exec(text);
-  if (!w) return q;
-  return Object.assign(q, { end: WORD.lastIndex, unit: w[1], unitStart: WORD.lastIndex - (w[1] as string).length });
+  if (!w) return null;
+  return { unit: w[1] as string, unitStart: WORD.lastIndex - (w[1] as string).length, end: WORD.lastIndex };
 }
 
 /** Where a quantity may begin in running text: a currency sign or a digit after no letter, digit or point. */
