@@ -95,7 +95,7 @@ const WORD = /\s?(%|[\p{L}°µ](?:[\p{L}°µ²³]|[/.](?=\p{L}))*)/uy;
  */
 const NUMBER = new RegExp(
   String.raw`(?:(#|no\.?|number)\s*(?=[+-]?\d))?([+-](?=[$\u00a3\u20ac]))?(?:([$\u00a3\u20ac])\s?)?` +
-    String.raw`(([+-])?(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(\.\d+)?(?:e([+-]?\d+))?(?:\/([1-9]\d*))?)` +
+    String.raw`(([+-])?(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(\.\d+)?(?:e([+-]?\d+)(?![\p{L}\p{N}]))?(?:\/([1-9]\d*))?)` +
     String.raw`((?:st|nd|rd|th)(?![\p{L}\p{N}]))?`,
   'iuy',
 );
@@ -181,7 +181,9 @@ export function readQuantity(text: string, at = 0): Quantity | null {
   };
   if (ordinal) return q;
   const known = knownUnit(text, numberEnd);
-  if (known?.unit || (currency && known?.per)) {
+  const word = wordAt(text, numberEnd);
+  // A word that runs on past the unit the tables know is another unit ("5 kg/bag", "20s/day": rates they do not know).
+  if ((known?.unit || (currency && known?.per)) && !(word && word.end > known.end)) {
     const written = text.slice(numberEnd, known.end);
     const unitStart = numberEnd + written.length - written.trimStart().length;
     Object.assign(q, { end: known.end, unit: written.trimStart(), unitStart });
@@ -190,7 +192,6 @@ export function readQuantity(text: string, at = 0): Quantity | null {
     return Object.assign(q, measured(q.value, known.unit ?? MONEY, known.per));
   }
   if (currency) return Object.assign(q, measured(q.value, MONEY));
-  const word = wordAt(text, numberEnd);
   return currency || word === null ? q : Object.assign(q, word);
 }
 
