@@ -10,7 +10,7 @@ interface Unit {
   offset?: number;
 }
 
-/** Unit words (case-folded, plural "s" optional) and symbols (as written), by dimension: common SI and money. */
+/** Unit words (case-folded, plural "s" optional) and symbols (as written), by dimension: SI, US customary, money. */
 const WORDS: Record<string, Record<string, number>> = {
   litre: {
     litre: 1,
@@ -27,8 +27,22 @@ const WORDS: Record<string, Record<string, number>> = {
     'cubic meter': 1e3,
     'cubic centimetre': 1e-3,
     'cubic centimeter': 1e-3,
+    gallon: 3.785411784,
+    quart: 0.946352946,
+    pint: 0.473176473,
+    'fluid ounce': 0.0295735295625,
   },
-  gram: { milligram: 1e-3, gram: 1, gramme: 1, kilogram: 1e3, kilogramme: 1e3, kilo: 1e3, tonne: 1e6 },
+  // "pound" is money below: "5 pounds" is £5 (a mass in pounds is written "lb").
+  gram: {
+    milligram: 1e-3,
+    gram: 1,
+    gramme: 1,
+    kilogram: 1e3,
+    kilogramme: 1e3,
+    kilo: 1e3,
+    tonne: 1e6,
+    ounce: 28.349523125,
+  },
   metre: {
     millimetre: 1e-3,
     millimeter: 1e-3,
@@ -38,34 +52,66 @@ const WORDS: Record<string, Record<string, number>> = {
     meter: 1,
     kilometre: 1e3,
     kilometer: 1e3,
+    inch: 0.0254,
+    foot: 0.3048,
+    yard: 0.9144,
+    mile: 1609.344,
   },
   second: { millisecond: 1e-3, second: 1, sec: 1, minute: 60, min: 60, hour: 3600, hr: 3600, day: 86400, week: 604800 },
   money: { penny: 0.01, pence: 0.01, cent: 0.01, pound: 1, dollar: 1, euro: 1 },
 };
 const SYMBOLS: Record<string, Record<string, number>> = {
   litre: { l: 1, L: 1, ml: 1e-3, mL: 1e-3, cl: 1e-2, cL: 1e-2, dl: 0.1, dL: 0.1, kl: 1e3, kL: 1e3 },
-  gram: { mg: 1e-3, g: 1, kg: 1e3, t: 1e6 },
-  metre: { mm: 1e-3, cm: 1e-2, m: 1, km: 1e3 },
+  gram: { mg: 1e-3, g: 1, kg: 1e3, t: 1e6, oz: 28.349523125, lb: 453.59237, lbs: 453.59237 },
+  // Not "in" ("5 in the box"): inches are read in words.
+  metre: { mm: 1e-3, cm: 1e-2, m: 1, km: 1e3, ft: 0.3048, yd: 0.9144, mi: 1609.344 },
+  'metre per second': { mph: 0.44704 },
   second: { ms: 1e-3, s: 1, h: 3600 },
   money: { p: 0.01, '\u00a2': 0.01 },
 };
-/** Cubic lengths are volumes (m³, m3, cm³, cc), read before the lengths they begin with. */
-const VOLUMES: Record<string, number> = { 'm\u00b3': 1e3, m3: 1e3, 'cm\u00b3': 1e-3, cm3: 1e-3, cc: 1e-3 };
+/** Cubic lengths are volumes (m³, m3, cm³, cc), read before the lengths they begin with; US fluid measures. */
+const VOLUMES: Record<string, number> = {
+  'm\u00b3': 1e3,
+  m3: 1e3,
+  'cm\u00b3': 1e-3,
+  cm3: 1e-3,
+  cc: 1e-3,
+  gal: 3.785411784,
+  qt: 0.946352946,
+  'fl oz': 0.0295735295625,
+};
+/** Temperatures in degrees Celsius: a scale and an offset (°F: (F - 32) × 5/9), as words and as symbols. */
+const TEMPERATURES: Record<string, Unit> = {
+  celsius: { dim: 'celsius', scale: 1, offset: 0 },
+  fahrenheit: { dim: 'celsius', scale: 5 / 9, offset: -32 },
+};
+const TEMPERATURE_SYMBOLS: Record<string, Unit> = {
+  '\u00b0C': TEMPERATURES.celsius as Unit,
+  '\u2103': TEMPERATURES.celsius as Unit,
+  '\u00b0F': TEMPERATURES.fahrenheit as Unit,
+  '\u2109': TEMPERATURES.fahrenheit as Unit,
+};
+/** Plurals not made by adding "s". */
+const PLURALS: Record<string, string> = { penny: 'pennies', inch: 'inches', foot: 'feet' };
 
 const byName = new Map<string, Unit>();
 const bySymbol = new Map<string, Unit>();
 for (const [dim, names] of Object.entries(WORDS))
   for (const [name, scale] of Object.entries(names)) {
     byName.set(name, { dim, scale });
-    byName.set(name === 'penny' ? 'pennies' : `${name}s`, { dim, scale });
+    byName.set(PLURALS[name] ?? `${name}s`, { dim, scale });
   }
+for (const [name, unit] of Object.entries(TEMPERATURES))
+  for (const words of [name, `degree ${name}`, `degrees ${name}`]) byName.set(words, unit);
+for (const [name, unit] of Object.entries(TEMPERATURE_SYMBOLS)) bySymbol.set(name, unit);
 for (const [dim, names] of Object.entries(SYMBOLS))
   for (const [name, scale] of Object.entries(names)) bySymbol.set(name, { dim, scale });
 for (const [name, scale] of Object.entries(VOLUMES)) bySymbol.set(name, { dim: 'litre', scale });
 
 /** A unit as written: a word (any case) or a symbol (its own case); undefined where it is none. */
 function unitOf(text: string): Unit | undefined {
-  return bySymbol.get(text) ?? byName.get(text.toLowerCase().replace(/\s+/g, ' '));
+  const spaced = text.replace(/\s+/g, ' ');
+  return bySymbol.get(spaced) ?? byName.get(spaced.toLowerCase());
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -75,7 +121,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 const NAMES = [
   ...[...byName.keys()].map((n) => [n, `(?i:${escape(n).replace(/ /g, '\\s+')})`] as const),
-  ...[...bySymbol.keys()].map((n) => [n, escape(n)] as const),
+  ...[...bySymbol.keys()].map((n) => [n, escape(n).replace(/ /g, '\\s+')] as const),
 ]
   .sort((a, b) => b[0].length - a[0].length)
   .map(([, source]) => source)
@@ -87,7 +133,7 @@ const KNOWN = new RegExp(String.raw`\s?(${NAMES})${END}`, 'uy');
 /** A rate's "per": "/", "per", "a", "an", "each", "every", then a unit the tables know. */
 const PER = new RegExp(String.raw`\s*(?:\/|\b(?i:per|an?|each|every)\b)\s*(${NAMES})${END}`, 'uy');
 /** Any other unit as written: a percent sign or a word of letters and signs ("pm", "°N", "items/box", "p.m"). */
-const WORD = /\s?(%|[\p{L}°µ](?:[\p{L}°µ²³]|[/.](?=\p{L}))*)/uy;
+const WORD = /\s?(%|[\p{L}°µ](?:[\p{L}°µ²³]|[/.](?=\p{L}))*)(?![\p{L}\p{N}])/uy;
 /**
  * The number: "No."/"#"/"number" before, a sign and a currency sign (either order), digits with or without
  * thousands separators, a decimal part, an exponent, a denominator, an ordinal suffix ("$-1,200.50", "1.5e3", "3/4",
@@ -147,7 +193,8 @@ function knownUnit(text: string, at: number): { end: number; unit?: Unit; per?: 
 function measured(value: number, unit: Unit, per?: Unit): Pick<Quantity, 'family' | 'base' | 'size'> {
   if (per) return { family: `${unit.dim} per ${per.dim}`, base: (value * unit.scale) / per.scale };
   if (unit.offset !== undefined) return { family: unit.dim, base: (value + unit.offset) * unit.scale };
-  return { family: unit.dim, base: value * unit.scale, size: unit.scale };
+  // A rate's parts are never summed ("5 mph").
+  return { family: unit.dim, base: value * unit.scale, ...(unit.dim.includes(' per ') ? {} : { size: unit.scale }) };
 }
 
 const MONEY: Unit = { dim: 'money', scale: 1 };
