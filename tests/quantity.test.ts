@@ -18,7 +18,7 @@ describe('readQuantity: the number', () => {
     expect(read('-1/8')?.value).toBe(-0.125);
   });
 
-  it('keeps separators that group no thousands, a zero denominator and an exponent inside a word out of the number', () => {
+  it('keeps out of the number separators that group no thousands, a zero denominator, an exponent in a word', () => {
     expect(read('1,2345')).toMatchObject({ numeral: '1', end: 1 });
     expect(read('3/0')).toMatchObject({ numeral: '3', value: 3 });
     // A hash is no number 43e427 with a unit "b".
@@ -67,7 +67,11 @@ describe('readQuantity: the unit', () => {
   it('reads a compound unit as a rate, however its "per" is written', () => {
     expect(read('80 km/h')).toMatchObject({ unit: 'km/h', family: 'metre per second' });
     expect(read('80 km/h')?.base).toBeCloseTo(22.222, 3);
-    expect(read('30 litres a minute')).toMatchObject({ unit: 'litres a minute', family: 'litre per second', base: 0.5 });
+    expect(read('30 litres a minute')).toMatchObject({
+      unit: 'litres a minute',
+      family: 'litre per second',
+      base: 0.5,
+    });
     expect(read('1.8 kL per h')).toMatchObject({ family: 'litre per second', base: 0.5 });
     expect(read('£4.5 an hour')).toMatchObject({ currency: '£', family: 'money per second', base: 4.5 / 3600 });
     // A rate is never summed with the next part.

@@ -132,6 +132,8 @@ const END = String.raw`(?![\p{L}\p{N}]|\.\p{L})`;
 const KNOWN = new RegExp(String.raw`\s?(${NAMES})${END}`, 'uy');
 /** A rate's "per": "/", "per", "a", "an", "each", "every", then a unit the tables know. */
 const PER = new RegExp(String.raw`\s*(?:\/|\b(?i:per|an?|each|every)\b)\s*(${NAMES})${END}`, 'uy');
+/** What any unit or "per" begins with, after the spaces before it. */
+const AHEAD = /\s*[\p{L}\p{S}/]/uy;
 /** Any other unit as written: a percent sign or a word of letters and signs ("pm", "°N", "items/box", "p.m"). */
 const WORD = /\s?(%|[\p{L}°µ](?:[\p{L}°µ²³]|[/.](?=\p{L}))*)(?![\p{L}\p{N}])/uy;
 /**
@@ -179,6 +181,9 @@ export interface Quantity {
 
 /** The known unit (and rate) at `at`, read as the tables read it; null where neither is. */
 function knownUnit(text: string, at: number): { end: number; unit?: Unit; per?: Unit } | null {
+  // Every unit and "per" begins with a letter, a sign or "/": a cheap test before the long alternations.
+  AHEAD.lastIndex = at;
+  if (!AHEAD.test(text)) return null;
   KNOWN.lastIndex = at;
   const m = KNOWN.exec(text);
   PER.lastIndex = m ? KNOWN.lastIndex : at;
@@ -222,11 +227,13 @@ export function readQuantity(text: string, at = 0): Quantity | null {
     digits: `${outer ?? ''}${(numeral as string).replaceAll(',', '')}`,
     numberEnd,
     value: ((outer ?? sign) === '-' ? -1 : 1) * (denominator ? magnitude / Number(denominator) : magnitude),
-    ...(marker ? { marker } : {}),
-    ...(currency ? { currency } : {}),
-    ...(ordinal ? { ordinal } : {}),
   };
-  if (ordinal) return q;
+  if (marker) q.marker = marker;
+  if (currency) q.currency = currency;
+  if (ordinal) {
+    q.ordinal = ordinal;
+    return q;
+  }
   const known = knownUnit(text, numberEnd);
   const word = wordAt(text, numberEnd);
   // A word that runs on past the unit the tables know is another unit ("5 kg/bag", "20s/day": rates they do not know).
@@ -239,7 +246,7 @@ export function readQuantity(text: string, at = 0): Quantity | null {
     return Object.assign(q, measured(q.value, known.unit ?? MONEY, known.per));
   }
   if (currency) return Object.assign(q, measured(q.value, MONEY));
-  return currency || word === null ? q : Object.assign(q, word);
+  return word === null ? q : Object.assign(q, word);
 }
 
 /**
