@@ -32,6 +32,23 @@ describe('quantitiesAsValues', () => {
     expect(read('$4.50 an hour')).toBe(read('450 cents per hour'));
   });
 
+  it('reads US customary units and temperatures in the same base units', () => {
+    expect(read('3 feet 2 inches')).toBe(read('96.52 cm'));
+    expect(read('2 mi')).toBe(read('3218.688 metres'));
+    expect(read('1 yard')).toBe(read('0.9144 m'));
+    expect(read('2 lb 3 oz')).toBe(read('992.233309375 g'));
+    expect(read('1 gallon')).toBe(read('3.785411784 L'));
+    expect(read('2 pints')).toBe(read('0.946352946 L'));
+    expect(read('60 mph')).toBe(read('26.8224 metres per second'));
+    expect(read('68 °F')).toBe(read('20 °C'));
+    expect(read('212 degrees Fahrenheit')).toBe(read('100 degrees Celsius'));
+    // A temperature has a zero of its own: two are a list, never one sum.
+    expect(read('20 °C, 68 °F')).toBe('20 celsius, 20 celsius');
+    // "in" is a word before it is an inch; "pounds" are money.
+    expect(read('5 in the box')).toBe('5 in the box');
+    expect(read('5 pounds')).toBe(read('£5'));
+  });
+
   it('leaves what is no quantity as it is', () => {
     for (const t of ['at 5 p.m. today', '5 per cent', 'a 5 M solution', 'x3 apples', 'Plot 7 holds', '12 m² of land'])
       expect(read(t)).toBe(numbersAsValues(t));

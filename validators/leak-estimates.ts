@@ -11,20 +11,22 @@ import { promptNumbers } from './leak-derived.js';
 import { statedRegions, statedWidth } from './probe-forms.js';
 import { groupAggregates } from './prompt-groups.js';
 import { promptLists } from './prompt-lists.js';
+import { readQuantity, wordAt } from './quantity.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
 const ANSWER = /^[+-]?\d+(\.\d+)?$/;
-/** A quantity as answers write it: a currency sign, thousands separators, a unit after ("$1,250", "8,800 kg"). */
-const QUANTITY =
-  /^[$\u20ac\u00a3]?\s*([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?:\s*(?:%|[A-Za-z\u00b0]+\.?){1,2})?$/;
-
 /**
  * The number an answer states, as bare digits (redteam-s22s N7: "8,800 kg" is 8800 to every region a reader judges):
- * the answer's quantity, its unit or currency set aside; an answer that is no quantity as it is.
+ * the answer's quantity (quantity.ts), its unit or currency set aside; an answer that is no quantity as it is.
  */
 export function quantityText(answer: string): string {
-  const m = QUANTITY.exec(answer.replace(/\s+/g, ' '));
-  return m ? (m[1] as string).replaceAll(',', '') : answer;
+  const text = answer.replace(/\s+/g, ' ');
+  const q = readQuantity(text);
+  if (q === null || q.marker !== undefined) return answer;
+  // A word after a currency amount is set aside with it ("$15 each"); a unit may end in a full stop ("8 kg.").
+  const end = (q.currency !== undefined && q.unit === undefined ? wordAt(text, q.end)?.end : undefined) ?? q.end;
+  const rest = text.slice(end);
+  return rest === '' || (rest === '.' && end > q.numberEnd) ? q.digits : answer;
 }
 /** Scales tried per instance and feature at most (a finer step is coarsened tenfold until they fit). */
 const MAX_SCALES = 40;

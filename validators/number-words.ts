@@ -1,5 +1,6 @@
 // Numbers written in English words, shared by the readers that take a number for its value (code bounds, memorised
 // pools): the word tables, a pattern for one number word, and a phrase's value ("four hundred twenty-three": 423).
+import { readQuantity } from './quantity.js';
 
 export const UNITS = [
   'zero',
@@ -146,20 +147,18 @@ const ORDINAL_WORDS: Record<string, string> = {
 };
 const cardinalWord = (w: string) =>
   ORDINAL_WORDS[w] ?? (w.endsWith('ieth') ? `${w.slice(0, -4)}y` : w.endsWith('th') ? w.slice(0, -2) : w);
-/** A whole number as an answer writes it: a sign, "No." or "#" before, an ordinal suffix, "place", "of 9" after. */
-const WRITTEN_INTEGER = new RegExp(
-  '^(?:(?:no\\.?|number|#)\\s*)?([+-]?\\d{1,6})(?:st|nd|rd|th)?\\.?' + '(?:\\s+place)?(?:\\s+(?:out\\s+)?of\\s+\\d+)?$',
-);
+/** What may follow a whole number as an answer writes it: a full stop, "place", "of 9" ("8th place", "8 out of 9"). */
+const AFTER_INTEGER = /^\.?(?:\s+place)?(?:\s+(?:out\s+)?of\s+\d+)?$/;
 
 /**
- * The whole number an answer states (rt29s P2: "8th" is 8 to every reader of a place), written in digits with its
- * ordinal suffix, sign, "No." or "#" set aside, or in words, cardinal or ordinal ("eight", "eighth", "twenty-first");
- * NaN where it states none.
+ * The whole number an answer states (rt29s P2: "8th" is 8 to every reader of a place), written in digits (read by
+ * quantity.ts) with its ordinal suffix, sign, "No." or "#" set aside, or in words, cardinal or ordinal ("eight",
+ * "eighth", "twenty-first"); NaN where it states none.
  */
 export function integerAnswer(answer: string): number {
   const t = answer.trim().toLowerCase().slice(0, 100);
-  const m = WRITTEN_INTEGER.exec(t);
-  if (m) return Number(m[1]);
+  const q = readQuantity(t);
+  if (q && !q.currency && /^[+-]?\d{1,6}$/.test(q.digits) && AFTER_INTEGER.test(t.slice(q.numberEnd))) return q.value;
   const words = t.replace(/\s+place$/, '').split(/[\s-]+/);
   if (words[0] === 'a' || words[0] === 'an' || !/^\p{L}/u.test(t)) return Number.NaN;
   const last = words.length - 1;

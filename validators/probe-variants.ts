@@ -7,6 +7,7 @@ import type { Family, Probe, ProbeTarget } from './probe-types.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, type Shape } from './answers.js';
 import { tokenGuesses } from './prompt-lists.js';
 import { promptTokens, statedControl } from './probe-forms.js';
+import { readQuantity } from './quantity.js';
 import { innerMoves, placeMoves, roundedMoves, withinReferences } from './value-moves.js';
 
 export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
@@ -111,8 +112,17 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
   return probes;
 }
 
-/** A quantity's number and unit ("8,812 kg", "40 minutes", "35 %"): a unit is a sign or at most 15 letters. */
-const QUANTITY = /^([+-]?\d[\d,]*(?:\.\d+)?) ?(%|[\p{L}°µ][\p{L}°µ²³/]{0,14})$/u;
+/** A unit the probes swap or drop: a sign or a word of at most 15 letters ("kg", "pm", "°N", "km/h"). */
+const UNIT_WORD = /^(?:%|[\p{L}°µ][\p{L}°µ²³/]{0,14})$/u;
+
+/** A quantity answer's number as written, what stands before its unit (one space or none) and its unit, or null. */
+function quantityAnswer(text: string): { number: string; gap: string; unit: string } | null {
+  const q = readQuantity(text);
+  if (q === null || q.end !== text.length || q.unit === undefined || q.unitStart === undefined) return null;
+  const gap = text.slice(q.numberEnd, q.unitStart);
+  if (q.marker || q.currency || (gap !== '' && gap !== ' ') || !UNIT_WORD.test(q.unit)) return null;
+  return { number: q.numeral, gap, unit: q.unit };
+}
 
 /** Whether two words are one unit, singular or plural ("hour", "hours"; "inch", "inches"). */
 const sameUnit = (a: string, b: string) => {
@@ -128,8 +138,8 @@ const sameUnit = (a: string, b: string) => {
 function unitAlternatives(unit: string, prompt: string, peers: readonly Episode[]): string[] {
   const out = new Set<string>();
   for (const p of peers) {
-    const m = QUANTITY.exec(answerContent(p.reference).trim());
-    if (m && m[2] !== '%') out.add(m[2] as string);
+    const q = quantityAnswer(answerContent(p.reference).trim());
+    if (q && q.unit !== '%') out.add(q.unit);
   }
   const text = prompt.slice(0, 50_000);
   for (const m of text.matchAll(/([\p{L}°µ][\p{L}°µ²³/]{0,14})\s+or\s+([\p{L}°µ][\p{L}°µ²³/]{0,14})/gu)) {
@@ -142,11 +152,9 @@ function unitAlternatives(unit: string, prompt: string, peers: readonly Episode[
 
 /** The reference with the word after its number swapped for each other word it could be (see unitAlternatives). */
 export function unitSwaps(content: string, prompt: string, peers: readonly Episode[] = []): string[] {
-  const m = QUANTITY.exec(content.trim());
-  if (!m || m[2] === '%') return [];
-  const [, number, unit] = m as unknown as [string, string, string];
-  const gap = content.trim().slice(number.length, -unit.length);
-  return unitAlternatives(unit, prompt, peers).map((w) => `${number}${gap}${w}`);
+  const q = quantityAnswer(content.trim());
+  if (!q || q.unit === '%') return [];
+  return unitAlternatives(q.unit, prompt, peers).map((w) => `${q.number}${q.gap}${w}`);
 }
 
 /**
@@ -155,9 +163,9 @@ export function unitSwaps(content: string, prompt: string, peers: readonly Episo
  * does a word that tells answers apart (the level's references or the prompt give it another value: "4 pm", rt29s U1).
  */
 export function unitDropped(content: string, prompt: string, peers: readonly Episode[] = []): string | null {
-  const m = QUANTITY.exec(content.trim());
-  if (!m) return null;
-  const [, number, unit] = m as unknown as [string, string, string];
+  const q = quantityAnswer(content.trim());
+  if (!q) return null;
+  const { number, unit } = q;
   if (unit === '%') return number;
   const words = prompt
     .slice(0, 50_000)
