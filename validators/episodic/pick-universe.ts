@@ -67,7 +67,8 @@ function replaysOf(
     const unknown = unknownId(String(call.args[sample.arg]), new Set([...sample.candidates, ...sample.chosen]));
     const base = keyOf(call.args, sample.arg);
     const probes = others
-      .flatMap((id) => argumentSets(sample, ref, call, id, variants).map((args) => ({ id, args })))
+      // After the last pick, the reference's arguments and the entity's own strings only (the cost: rt29e V4).
+      .flatMap((id) => argumentSets(sample, ref, call, id, trail ? variants : 2).map((args) => ({ id, args })))
       .slice(0, CALLS);
     const room = (sample.turns ?? Number.POSITIVE_INFINITY) - at - 1 - (trail ? 1 : 0);
     const out: Replay[] = [];
