@@ -20,6 +20,7 @@ const numbersOf = (t: string) =>
       .match(/\d+(?:\.\d+)?/g) ?? []
   ).map(Number);
 
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 let runtime: ReturnType<typeof loadPlainRuntime> | undefined;
 /** Whether the tool's schema admits the call (a set it refuses asks the host, not the world, and counts an error). */
 function admits(sample: PickSample, args: Record<string, unknown>): boolean {
@@ -45,21 +46,25 @@ function ownCell(sample: PickSample, id: string): string {
   }`;
 }
 
-/** The replies of the reference's calls of other tools than the pick's that name `id` (a pick's echoes what it sent). */
-function repliesNaming(ref: Rollout, tool: string, printed: string): string[] {
-  const want = printed.toLowerCase();
-  return actionsOf(ref).flatMap((a, k) =>
-    a.tool !== tool && Object.values(a.args).some((v) => typeof v === 'string' && v.trim().toLowerCase() === want)
-      ? [ref.observations?.[k] ?? '']
-      : [],
-  );
+/**
+ * The replies of the reference's calls of other tools than the pick's (a pick's echoes what it sent) that name `id`:
+ * a reply naming other candidates too (a listing) by its items naming it (split at line ends, commas and semicolons).
+ */
+function repliesNaming(sample: PickSample, ref: Rollout, printed: string): string[] {
+  const names = (t: string, id: string) => new RegExp(`(^|[^A-Za-z0-9])${escaped(id)}(?![A-Za-z0-9])`, 'i').test(t);
+  const others = sample.candidates.map((c) => sample.printed.get(c) ?? c).filter((c) => c !== printed);
+  return actionsOf(ref).flatMap((a, k) => {
+    const reply = ref.observations?.[k] ?? '';
+    if (a.tool === sample.tool || !names(reply, printed)) return [];
+    return others.some((o) => names(reply, o)) ? reply.split(/[,;]\s|\n/).filter((t) => names(t, printed)) : [reply];
+  });
 }
 
 /** The texts the world shows of `id`: its own cell, then the replies naming it (its printed id left out). */
 function textsOf(sample: PickSample, ref: Rollout, id: string): string[] {
   const printed = sample.printed.get(id) ?? id;
-  const drop = (t: string) => t.split(new RegExp(printed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi')).join(' ');
-  return [ownCell(sample, id), ...repliesNaming(ref, sample.tool, printed)].map(drop);
+  const drop = (t: string) => t.split(new RegExp(escaped(printed), 'gi')).join(' ');
+  return [ownCell(sample, id), ...repliesNaming(sample, ref, printed)].map(drop);
 }
 
 /** An argument the reference fills with each entity's own string: the shapes of those values, the words before them. */
