@@ -8,8 +8,8 @@ import { knownPicks } from '../validators/episodic/pick-universe.js';
 import type { PickSample } from '../validators/episodic/selection.js';
 
 type Action = { tool: string; args: Record<string, unknown> };
-/** A world's answer to one call of `route`: its reply and whether it changed the state. */
-type World = (id: string, seen: number, args: Record<string, unknown>) => [string, boolean];
+/** A world's answer to one call (of `route`, unless named): its reply and whether it changed the state. */
+type World = (id: string, seen: number, args: Record<string, unknown>, tool: string) => [string, boolean];
 
 const ids = ['TK4821', 'TK5310', 'TK0000'];
 const sample: PickSample = {
@@ -26,13 +26,13 @@ const sample: PickSample = {
 };
 
 /** The reference (routes both tickets) and a replay runner over `world`. */
-function setUp(world: World) {
-  const actions: Action[] = [
-    { tool: 'route', args: { ticket_id: 'TK4821', queue: 'billing', amount: 40 } },
-    { tool: 'route', args: { ticket_id: 'TK5310', queue: 'shipping', amount: 30 } },
-    { tool: 'close', args: {} },
-  ];
-  const play = (log: readonly Action[]) => log.map((a, k) => world(String(a.args.ticket_id), k, a.args));
+const routes: Action[] = [
+  { tool: 'route', args: { ticket_id: 'TK4821', queue: 'billing', amount: 40 } },
+  { tool: 'route', args: { ticket_id: 'TK5310', queue: 'shipping', amount: 30 } },
+  { tool: 'close', args: {} },
+];
+function setUp(world: World, actions: Action[] = routes) {
+  const play = (log: readonly Action[]) => log.map((a, k) => world(String(a.args.ticket_id), k, a.args, a.tool));
   const replies = play(actions);
   const ref = {
     ok: true,
@@ -58,8 +58,8 @@ function setUp(world: World) {
 }
 
 const known = new Set(['TK4821', 'TK5310']);
-const kept = async (world: World, s: PickSample = sample) => {
-  const { ref, run, sent } = setUp(world);
+const kept = async (world: World, s: PickSample = sample, actions: Action[] = routes) => {
+  const { ref, run, sent } = setUp(world, actions);
   const out = await knownPicks(new Map([['route.ticket_id', [s]]]), [ref], run);
   return { candidates: out.get('route.ticket_id')?.[0]?.candidates, sent };
 };
@@ -77,11 +77,17 @@ describe('the entities a pick chooses among', () => {
       'TK4821',
     ]);
     const log = (r.sent[1]?.policy as { actions: Action[] }).actions;
-    // ... the listed one with the reference's amount, the least it sends and 1; then again at its last pick call.
-    expect(log.map((a) => a.args.ticket_id)).toEqual(['TK9999', 'TK0000', 'TK0000', 'TK0000', 'TK4821']);
-    expect(log.slice(1, 4).map((a) => a.args.amount)).toEqual([40, 30, 1]);
-    expect(log[1]?.args.queue).toBe('billing');
+    // ... the unknown id, then the listed one, with the reference's amount, the least it sends and 1 (an answer the
+    // unknown id gets with the same arguments is no answer about the entity: rt29e V6); then again at its last pick
+    // call, and after it (the state the reference leaves: rt29e V4), where no call of the reference follows.
+    const [u, l] = ['TK9999', 'TK0000'];
+    expect(log.map((a) => a.args.ticket_id)).toEqual([u, u, u, l, l, l, 'TK4821']);
+    expect(log.slice(0, 6).map((a) => a.args.amount)).toEqual([40, 30, 1, 40, 30, 1]);
+    expect(log[3]?.args.queue).toBe('billing');
     expect((r.sent[2]?.policy as { actions: Action[] }).actions.at(-1)?.args.ticket_id).toBe('TK5310');
+    const after = (r.sent[3]?.policy as { actions: Action[] }).actions;
+    expect(after.slice(0, 3).map((a) => a.args.ticket_id)).toEqual(['TK4821', 'TK5310', 'TK9999']);
+    expect(after.at(-1)?.args.ticket_id).toBe('TK0000');
   });
 
   it('keeps one the tool acts on or answers otherwise (a forbidden refund, a refusal with a reason)', async () => {
@@ -227,5 +233,95 @@ describe('the entities a pick chooses among', () => {
       roster,
     );
     expect(later.candidates).toHaveLength(14);
+  });
+  it('keeps one the tool refuses until the reference has made its last pick (rt29e V4: the state it leaves)', async () => {
+    const routed = new Set<string>();
+    const settled: World = (id, seen) => {
+      if (seen === 0) routed.clear();
+      if (known.has(id)) return routed.add(id) && [`${id} routed.`, true];
+      return id === 'TK0000' && routed.size === 2 ? ['TK0000 routed.', true] : [`No ticket ${id}.`, false];
+    };
+    expect((await kept(settled)).candidates).toHaveLength(3);
+    // After the last pick, a refusal with a reason it was not given before is no refusal either; the same one is.
+    const reason =
+      (after: string): World =>
+      (id, seen) => {
+        if (seen === 0) routed.clear();
+        if (known.has(id)) return routed.add(id) && [`${id} routed.`, true];
+        return id === 'TK0000' ? [routed.size === 2 ? after : 'TK0000 is a gift card.', false] : ['No such.', false];
+      };
+    expect((await kept(reason('TK0000 is a gift card.'))).candidates).toBeUndefined();
+    expect((await kept(reason('TK0000 is a gift card: ask a manager.'))).candidates).toHaveLength(3);
+  });
+
+  // rt29e V6: the first-listed entity's cell opens with the listing's header, whose numbers are no values of it.
+  const tools = [
+    {
+      name: 'route',
+      description: 'Route a ticket.',
+      parameters: {
+        type: 'object',
+        properties: {
+          ticket_id: { type: 'string' },
+          queue: { type: 'string' },
+          amount: { type: 'number', minimum: 0, maximum: 1000 },
+          code: { type: 'string' },
+        },
+        required: ['ticket_id'],
+        additionalProperties: false,
+      },
+    },
+  ] as unknown as PickSample['tools'];
+  const unknownAlways: World = (id) => (known.has(id) ? [`${id} routed.`, true] : [`No ticket ${id}.`, false]);
+
+  it("sends an entity its own cell's values the schema admits, never the header's (rt29e V6)", async () => {
+    const dated = { ...sample, tools, cells: new Map([['tk0000', 'Tickets on 2026-10-23: TK0000 ($7), ']]) };
+    const r = await kept(unknownAlways, dated);
+    expect(r.candidates).toBeUndefined();
+    const amounts = r.sent.flatMap((q) => (q.policy as { actions: Action[] }).actions.map((a) => a.args.amount));
+    expect(amounts).toContain(7);
+    expect(amounts.filter((a) => typeof a === 'number' && (a > 1000 || a === 2026 || a === 23))).toEqual([]);
+    // Wherever it is listed, an argument the tool refuses for any id (the unknown one alike) tells nothing of it.
+    const limit: World = (id, _seen, args) =>
+      Number(args.amount) > 100 ? ['Amounts over $100 need a manager.', false] : unknownAlways(id, 0, args, 'route');
+    const big = { ...sample, tools, cells: new Map([['tk0000', 'TK4821 ($40), TK0000 ($700)']]) };
+    expect((await kept(limit, big)).candidates).toBeUndefined();
+  });
+
+  // rt29e V8: route takes each ticket's own code (its read prints it) and answers a wrong one as an unknown ticket.
+  const CODES: Record<string, string> = { TK4821: 'RX-11111', TK5310: 'RX-22222', TK0000: 'RX-30303' };
+  const coded =
+    (lifted: boolean): World =>
+    (id, _seen, args, tool) => {
+      if (tool === 'read') return [`${id}: a ticket, code ${CODES[id] ?? '?'}.`, false];
+      if (tool !== 'route') return ['Closed.', true];
+      const own = CODES[id] !== undefined && args.code === CODES[id];
+      return own && (known.has(id) || lifted)
+        ? [`${id} routed.`, true]
+        : [`No ticket ${id} with code ${args.code}.`, false];
+    };
+  const readFirst = (ids: string[]): Action[] => [
+    ...ids.flatMap((id) => [
+      { tool: 'read', args: { ticket_id: id } },
+      ...(known.has(id)
+        ? [{ tool: 'route', args: { ticket_id: id, queue: 'billing', amount: 40, code: CODES[id] } }]
+        : []),
+    ]),
+    { tool: 'close', args: {} },
+  ];
+
+  it("sends an entity the strings the world shows of it, not another's (rt29e V8)", async () => {
+    const all = readFirst(['TK4821', 'TK5310', 'TK0000']);
+    const r = await kept(coded(true), { ...sample, tools }, all);
+    expect(r.candidates).toHaveLength(3);
+    const sentCodes = r.sent.flatMap((q) =>
+      (q.policy as { actions: Action[] }).actions.filter((a) => a.args.ticket_id === 'TK0000').map((a) => a.args.code),
+    );
+    expect(sentCodes).toContain('RX-30303');
+    // Refused with its own code too, as the unknown id is: no candidate.
+    expect((await kept(coded(false), { ...sample, tools }, all)).candidates).toBeUndefined();
+    // Never shown its own code (the reference never reads it): never asked with it, it stays a candidate.
+    const unread = await kept(coded(false), { ...sample, tools }, readFirst(['TK4821', 'TK5310']));
+    expect(unread.candidates).toHaveLength(3);
   });
 });

@@ -32,11 +32,12 @@ export interface PickSample {
   listed: Map<string, Set<string>>;
   /**
    * Each candidate's cell in the first text that names it, the values the tool's other arguments allow (an enum's, a
-   * flag's) and the world's turns: pick-universe.ts probes the candidates with them.
+   * flag's), the world's turns and tools (their schemas): pick-universe.ts probes the candidates with them.
    */
   cells?: Map<string, string>;
   options?: Map<string, unknown[]>;
   turns?: number;
+  tools?: EpisodicMeta['tools'];
 }
 
 /**
@@ -136,7 +137,7 @@ export function pickSamples(
           : [
               {
                 ...{ level: r.level, value: '', candidates, chosen, fields, of: i, tool: tool.name, arg },
-                ...{ printed, listed, cells, options, turns: meta.maxTurns },
+                ...{ printed, listed, cells, options, turns: meta.maxTurns, tools: meta.tools },
               },
             ];
       });
