@@ -258,11 +258,14 @@ describe('the named places reader: the place in its list of the item the questio
     ['The queue, from the front to the back:', 'runners finished ahead of'],
     ['The board, from top to bottom:', 'teams scored above'],
     ['The shelf, from left to right:', 'books stand ahead of'],
-  ])("a declaration of a row's columns or of another order ('%s' '%s', rt30s D1, D2): the place stays a leak", (h, q) => {
-    const overall = pooled(reworded(h, q), PLACES);
-    expect(overall?.rate).toBe(1);
-    expect(overall?.chance).toBeLessThan(0.4);
-  });
+  ])(
+    "a declaration of a row's columns or of another order ('%s' '%s', rt30s D1, D2): the place stays a leak",
+    (h, q) => {
+      const overall = pooled(reworded(h, q), PLACES);
+      expect(overall?.rate).toBe(1);
+      expect(overall?.chance).toBeLessThan(0.4);
+    },
+  );
   it("results in bib order: the named runner's place tells nothing", () => {
     for (const ask of ['place', 'ahead', 'bib', 'ordinal'] as const) {
       const overall = pooled(race('bib order', ask), PLACES);

@@ -46,7 +46,8 @@ describe('variant probes', () => {
   it("takes a unit the instance's question names for fixed, whatever the level's other questions ask (rt30s W1)", () => {
     const peer = (a: string) => ({ seed: 2, level: 1, reference: `<answer>${a}</answer>`, instance: { prompt: '' } });
     const peers = [peer('90 minutes'), peer('4 hours')] as never;
-    const trip = 'A coach keeps 60 km/h for 138 km. How many minutes does the trip take? Reply as <answer>X unit</answer>.';
+    const trip =
+      'A coach keeps 60 km/h for 138 km. How many minutes does the trip take? Reply as <answer>X unit</answer>.';
     expect(unitSwaps('138 minutes', trip, peers)).toEqual([]);
     expect(unitDropped('138 minutes', trip, peers)).toBe('138');
     const flour = 'Six bags of 1250 g. What is the total mass in kilograms? Reply as <answer>X unit</answer>.';
