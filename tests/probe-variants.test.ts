@@ -43,7 +43,7 @@ describe('variant probes', () => {
     expect(unitSwaps('3 hours', tap, [peer('1 hour'), peer('5 hours')] as never)).toEqual([]);
   });
 
-  it("takes a unit the instance's question names for fixed, whatever the level's other questions ask (rt30s W1)", () => {
+  it("takes a unit the instance's question names for fixed, whatever other questions ask (rt30s W1)", () => {
     const peer = (a: string) => ({ seed: 2, level: 1, reference: `<answer>${a}</answer>`, instance: { prompt: '' } });
     const peers = [peer('90 minutes'), peer('4 hours')] as never;
     const trip =

@@ -125,7 +125,7 @@ const sameUnit = (a: string, b: string) => {
  * hours"): the unit then is fixed by this instance's question, not left to its answer (rt30s W1).
  */
 function askedUnit(unit: string, text: string): boolean {
-  const asks = /\b(?:how\s+many((?:\s+[\p{L}-]+){0,2})|(?:in|into|number\s+of))\s+([\p{L}°µ][\p{L}°µ²³/]{0,14})/giu;
+  const asks = /\b(?:how\s+many((?:\s+[\p{L}-]+){0,2})|in|into|number\s+of)\s+([\p{L}°µ][\p{L}°µ²³/]{0,14})/giu;
   for (const m of text.matchAll(asks))
     if ([...(m[1] ?? '').split(/\s+/), m[2] as string].some((w) => w !== '' && sameUnit(w, unit))) return true;
   return false;
