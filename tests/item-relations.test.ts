@@ -232,15 +232,40 @@ describe('the named places reader: the place in its list of the item the questio
       expect(overall?.chance).toBeLessThan(0.4);
     },
   );
-  it("the prompt declares the printed order the one asked (a queue front to back, rt29s Q1): the task's own", () => {
-    const queue = race('by time', 'ahead').map((s) => ({
+  /** The race by time with its heading and question rewritten. */
+  const reworded = (heading: string, question: string) =>
+    race('by time', 'ahead').map((s) => ({
       ...s,
-      instance: { prompt: s.instance.prompt.replace('Results:', 'The queue, from the front to the back:') },
+      instance: {
+        prompt: s.instance.prompt.replace('Results:', heading).replace(/runners finished ahead of/, question),
+      },
     }));
-    const overall = pooled(queue, PLACES);
+  it.each<[string, string]>([
+    ['The queue, from the front to the back:', 'people stand ahead of'],
+    ['The queue, from the front to the back:', 'people are there in the queue ahead of'],
+    ['The shelf, from left to right:', 'books stand to the left of'],
+    ['The stack, from top to bottom:', 'crates are above'],
+  ])("the prompt declares the printed order the one asked ('%s' '%s', rt29s Q1): the task's own", (heading, asks) => {
+    const overall = pooled(reworded(heading, asks), PLACES);
     expect(overall?.rate).toBe(1);
     expect(overall?.chance).toBe(1);
   });
+  it.each<[string, string]>([
+    ['Results. Each row reads from left to right: the runner, her bib, her time.', 'runners finished ahead of'],
+    ['Results. Each line gives, from first to last: runner, bib, time.', 'runners are ahead of'],
+    ['Results, in the columns from left to right:', 'runners stand to the left of'],
+    ['The shelf, from left to right:', 'books were published before'],
+    ['The queue, from the front to the back:', 'runners finished ahead of'],
+    ['The board, from top to bottom:', 'teams scored above'],
+    ['The shelf, from left to right:', 'books stand ahead of'],
+  ])(
+    "a declaration of a row's columns or of another order ('%s' '%s', rt30s D1, D2): the place stays a leak",
+    (h, q) => {
+      const overall = pooled(reworded(h, q), PLACES);
+      expect(overall?.rate).toBe(1);
+      expect(overall?.chance).toBeLessThan(0.4);
+    },
+  );
   it("results in bib order: the named runner's place tells nothing", () => {
     for (const ask of ['place', 'ahead', 'bib', 'ordinal'] as const) {
       const overall = pooled(race('bib order', ask), PLACES);

@@ -43,6 +43,23 @@ describe('variant probes', () => {
     expect(unitSwaps('3 hours', tap, [peer('1 hour'), peer('5 hours')] as never)).toEqual([]);
   });
 
+  it("takes a unit the instance's question names for fixed, whatever other questions ask (rt30s W1)", () => {
+    const peer = (a: string) => ({ seed: 2, level: 1, reference: `<answer>${a}</answer>`, instance: { prompt: '' } });
+    const peers = [peer('90 minutes'), peer('4 hours')] as never;
+    const trip =
+      'A coach keeps 60 km/h for 138 km. How many minutes does the trip take? Reply as <answer>X unit</answer>.';
+    expect(unitSwaps('138 minutes', trip, peers)).toEqual([]);
+    expect(unitDropped('138 minutes', trip, peers)).toBe('138');
+    const flour = 'Six bags of 1250 g. What is the total mass in kilograms? Reply as <answer>X unit</answer>.';
+    expect(unitSwaps('7.5 kilograms', flour, [peer('7500 grams')] as never)).toEqual([]);
+    // A question that leaves the unit open, or a prompt that offers another beside the asked one: the word is content.
+    const open = 'A coach keeps 60 km/h for 138 km. How long does the trip take? Reply as <answer>X unit</answer>.';
+    expect(unitSwaps('138 minutes', open, peers)).toEqual(['138 hours']);
+    expect(unitDropped('138 minutes', open, peers)).toBeNull();
+    const offered = `${trip} Give the unit, minutes or hours, as asked.`;
+    expect(unitSwaps('138 minutes', offered, [])).toEqual(['138 hours']);
+  });
+
   it('calls a bare number the same answer, its unit alone or a list item left out another answer', () => {
     expect(leftOut('103 kg')).toEqual([
       ['103', true],

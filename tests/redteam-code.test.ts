@@ -11,9 +11,9 @@ import { expectDecided, judge, readFixture, readRedteam } from './helpers/redtea
 import { validationSeeds } from './helpers/validation-seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
 
-// With the code entries of red teams rtS, rts20, rts21, rt22, rt23s, rt24, rt25, rt27s, rt28s and rt29s
-// (tests/fixtures/redteam-st19/, st20/, st21/, s17/, s18s/, s18/, s19/, s21c/, s22c/ and s23c/; tests/redteam.test.ts
-// judges their single-turn ones).
+// With the code entries of red teams rtS, rts20, rts21, rt22, rt23s, rt24, rt25, rt27s, rt28s, rt29s and rt30s
+// (tests/fixtures/redteam-st19/, st20/, st21/, s17/, s18s/, s18/, s19/, s21c/, s22c/, s23c/ and s24c/;
+// tests/redteam.test.ts judges their single-turn ones).
 const MANIFEST = [
   ...readRedteam(['redteam-code']),
   ...readRedteam([
@@ -27,6 +27,7 @@ const MANIFEST = [
     'redteam-s21c',
     'redteam-s22c',
     'redteam-s23c',
+    'redteam-s24c',
   ]).filter((e) => e.kind === 'code'),
 ];
 const pool = new SandboxPool({ workers: 2 });

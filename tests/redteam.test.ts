@@ -603,3 +603,4 @@ singleTurnCorpus('red team rt26s (session 20): tests/fixtures/redteam-s20s/', 'r
 singleTurnCorpus('red team rt27s (session 21): tests/fixtures/redteam-s21s/', 'redteam-s21s');
 singleTurnCorpus('red team rt28s (session 22): tests/fixtures/redteam-s22s/', 'redteam-s22s');
 singleTurnCorpus('red team rt29s (session 23): tests/fixtures/redteam-s23s/', 'redteam-s23s');
+singleTurnCorpus('red team rt30s (session 24): tests/fixtures/redteam-s24s/', 'redteam-s24s');

@@ -168,27 +168,71 @@ function namedPlaces(prompt: string): Map<string, number> {
 
 /** A heading that declares the printed order to be a spatial or temporal one ("from the front to the back"). */
 const DECLARED_ORDER = new RegExp(
-  '\\bfrom\\s+(?:the\\s+)?(?:front|left|top|head|start|beginning|first|nearest|earliest|bottom|right|back)\\b' +
+  '\\bfrom\\s+(?:the\\s+)?(front|left|top|head|start|beginning|first|nearest|earliest|bottom|right|back)\\b' +
     '[^.?!\\n]{0,40}?\\bto\\s+(?:the\\s+)?(?:back|right|bottom|end|last|rear|tail|furthest|latest|top|left|front)\\b|' +
     '\\bin\\s+(?:the\\s+)?order\\s+(?:of\\s+(?:arrival|their|the)|in\\s+which|they)\\b',
-  'i',
+  'gi',
 );
-/** A question for an item's place, or for the items before or after it, in that order. */
+/**
+ * A question for the items before or after a named one, in some order: the words before its relation word (their
+ * last one is the verb) and the relation word; or for an item's place.
+ */
 const ASKS_PLACE = new RegExp(
-  '\\bhow\\s+many\\b[^.?!\\n]{0,60}?\\b(?:ahead\\s+of|in\\s+front\\s+of|before|behind|after|above|below|' +
+  '\\bhow\\s+many\\b([^.?!\\n]{0,60}?)\\b(ahead\\s+of|in\\s+front\\s+of|before|behind|after|above|below|' +
     'to\\s+the\\s+(?:left|right)\\s+of)\\b|\\b(?:what|which)\\s+(?:place|position|spot)\\b',
-  'i',
+  'gi',
+);
+/** The relation words that read an order declared from each end (an axis: left-right, top-bottom, a sequence). */
+const AXIS_OF: Record<string, RegExp> = {
+  left: /^to the (?:left|right) of$/,
+  right: /^to the (?:left|right) of$/,
+  top: /^(?:above|below)$/,
+  bottom: /^(?:above|below)$/,
+};
+const SEQUENCE = /^(?:ahead of|in front of|before|behind|after)$/;
+/** A sentence about how one row of a list reads (its columns), not about the order of the list's items (rt30s D1). */
+const ROW_LAYOUT = /\b(?:each|every)\s+(?:row|line|entry|record)\b|\b(?:columns?|fields?|cells?)\b/i;
+/**
+ * The verb of a question that asks a place, not a value (rt30s D2: "published before Dune" compares years): being,
+ * standing or being put somewhere, or a location ("on the shelf", "in the queue") just before the relation word.
+ */
+const PLACE_VERB = new RegExp(
+  '(?:\\b(?:is|are|was|were|be|there|stands?|stood|standing|sits?|sat|sitting|waits?|waited|waiting|lies|lay|lying|' +
+    'hangs?|hung|hanging|comes?|came|coming|queues?|queued|queuing|parked|placed|shelved|seated|lined|listed|printed|' +
+    'appears?|appeared)|\\b(?:on|in|at)\\s+(?:the\\s+|this\\s+|that\\s+)?[\\p{L}-]+)\\s*$',
+  'iu',
 );
 
 /**
+ * Whether the prompt declares its list's printed order and a question asks the place IN that order (rt30s D1, D2): a
+ * declaration not about a row's columns, a relation word of the declared axis ("to the right of" for "from left to
+ * right"; "ahead of", "before" for a sequence: front to back, first to last, order of arrival) after a verb of place
+ * ("stand", "are"), not of another quantity ("published", "finished", "scored": a comparison of values the policy must
+ * read from the items).
+ */
+function asksDeclaredOrder(text: string): boolean {
+  const axes = new Set<string>();
+  for (const sentence of text.split(/[.?!\n]+/))
+    if (!ROW_LAYOUT.test(sentence))
+      for (const m of sentence.matchAll(DECLARED_ORDER)) axes.add(m[1]?.toLowerCase() ?? 'sequence');
+  if (axes.size === 0) return false;
+  for (const m of text.matchAll(ASKS_PLACE)) {
+    if (m[2] === undefined) return true;
+    const relation = m[2].toLowerCase().replace(/\s+/g, ' ');
+    if (!PLACE_VERB.test(m[1] as string)) continue;
+    for (const axis of axes) if ((AXIS_OF[axis] ?? SEQUENCE).test(relation)) return true;
+  }
+  return false;
+}
+
+/**
  * What the policy that reads the place the question asks earns (rt29s Q1, the place twin of rt28s N1's stated length):
- * 1 where the prompt declares its list's printed order to be the one asked about ("from the front of the queue to the
- * back"), a question asks an item's place or the items before or after it, and a place of a named item is the answer;
- * else 0. A list only printed in the order the answer follows ("Results of the fun run", N9) declares nothing.
+ * 1 where the prompt declares its list's printed order and a question asks an item's place or the items before or
+ * after it in that order (asksDeclaredOrder), and a place of a named item is the answer; else 0. A list only printed in
+ * the order the answer follows ("Results of the fun run", N9) declares nothing.
  */
 function statedPlace(prompt: string, places: Map<string, number>, answer: number): number {
-  const text = prompt.slice(0, PROMPT_CHARS);
-  if (!DECLARED_ORDER.test(text) || !ASKS_PLACE.test(text)) return 0;
+  if (!asksDeclaredOrder(prompt.slice(0, PROMPT_CHARS))) return 0;
   return [...places].some(([rule, v]) => v === answer && !rule.includes('line number')) ? 1 : 0;
 }
 

@@ -131,17 +131,30 @@ const sameUnit = (a: string, b: string) => {
 };
 
 /**
+ * Whether the prompt's question names the unit it asks in ("How many minutes does the trip take?", "the time in
+ * hours"): the unit then is fixed by this instance's question, not left to its answer (rt30s W1).
+ */
+function askedUnit(unit: string, text: string): boolean {
+  const asks = /\b(?:how\s+many((?:\s+[\p{L}-]+){0,2})|in|into|number\s+of)\s+([\p{L}°µ][\p{L}°µ²³/]{0,14})/giu;
+  for (const m of text.matchAll(asks))
+    if ([...(m[1] ?? '').split(/\s+/), m[2] as string].some((w) => w !== '' && sameUnit(w, unit))) return true;
+  return false;
+}
+
+/**
  * The other words a quantity answer's word after its number could be, where that word tells answers apart (rt29s U1:
- * "4 pm" and "4 am"): the words after the numbers of the level's other references, and a word the prompt offers beside
- * it ("with am or pm"), that are not the same unit; none where the word is only a unit (every answer in "kg").
+ * "4 pm" and "4 am"): a word the prompt offers beside it ("with am or pm"), and the words after the numbers of the
+ * level's other references where this instance's question leaves the word open (a question that names its unit fixes
+ * it, whatever other instances ask: rt30s W1), that are not the same unit; none where the word is only a unit.
  */
 function unitAlternatives(unit: string, prompt: string, peers: readonly Episode[]): string[] {
   const out = new Set<string>();
-  for (const p of peers) {
-    const q = quantityAnswer(answerContent(p.reference).trim());
-    if (q && q.unit !== '%') out.add(q.unit);
-  }
   const text = prompt.slice(0, 50_000);
+  if (!askedUnit(unit, text))
+    for (const p of peers) {
+      const q = quantityAnswer(answerContent(p.reference).trim());
+      if (q && q.unit !== '%') out.add(q.unit);
+    }
   for (const m of text.matchAll(/([\p{L}°µ][\p{L}°µ²³/]{0,14})\s+or\s+([\p{L}°µ][\p{L}°µ²³/]{0,14})/gu)) {
     const [, a, b] = m as unknown as [string, string, string];
     if (sameUnit(a, unit)) out.add(b);
