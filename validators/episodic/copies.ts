@@ -92,18 +92,40 @@ export function entityShown(r: Rollout, observations: string[], k: number, skip?
   if (!call || acts.length !== r.actions.length) return [];
   const out: Given[] = [];
   const tools = new Set<string>();
-  for (let j = k - 1; j >= 0 && out.length < MAX_SHOWN; j--) {
-    const other = acts[j] as Action;
-    const shown = tools.has(other.tool) ? null : entityNumbers(call, other, observations[j] ?? '');
-    if (!shown || shown.length === 0) continue;
-    tools.add(other.tool);
-    for (let at = shown.length - 1; at >= 0 && out.length < MAX_SHOWN; at--) {
-      const { value, label } = shown[at] as Labelled;
-      if (skip?.j !== j || skip.at !== at)
-        out.push({ id: `${other.tool}#${shown.length - 1 - at}`, value, aliases: [`${other.tool}@${label}`] });
+  const linked = linkedOf(acts, observations, k);
+  for (const entity of [call, ...(linked ? [linked] : [])])
+    for (let j = k - 1; j >= 0 && out.length < MAX_SHOWN; j--) {
+      const other = acts[j] as Action;
+      const shown = tools.has(other.tool) ? null : entityNumbers(entity, other, observations[j] ?? '');
+      if (!shown || shown.length === 0) continue;
+      tools.add(other.tool);
+      for (let at = shown.length - 1; at >= 0 && out.length < MAX_SHOWN; at--) {
+        const { value, label } = shown[at] as Labelled;
+        if (skip?.j !== j || skip.at !== at)
+          out.push({ id: `${other.tool}#${shown.length - 1 - at}`, value, aliases: [`${other.tool}@${label}`] });
+      }
+    }
+  return out;
+}
+
+/**
+ * The entities the episode links to call `k`'s (redteam-s24e W8: a return naming its order), as one pseudo-call: the
+ * ids an earlier reply to a call on its ids names that another call of the log sends as its argument (the reference
+ * read the linked record); null where none.
+ */
+function linkedOf(acts: readonly Action[], observations: string[], k: number): Action | null {
+  const ids = idsOf(acts[k] as Action);
+  if (ids.length === 0) return null;
+  const sent = new Map(acts.flatMap((a) => idsOf(a).map((v) => [v.toLowerCase(), v] as const)));
+  const linked = new Set<string>();
+  for (let j = 0; j < k; j++) {
+    if (!idsOf(acts[j] as Action).some((v) => ids.includes(v))) continue;
+    for (const token of tokensOf(observations[j] ?? '')) {
+      const id = sent.get(token.toLowerCase());
+      if (id !== undefined && !ids.includes(id) && /\d/.test(id) && Number.isNaN(Number(id))) linked.add(id);
     }
   }
-  return out;
+  return linked.size === 0 ? null : { tool: '', args: Object.fromEntries([...linked].map((v, i) => [`link${i}`, v])) };
 }
 
 /**
@@ -160,13 +182,13 @@ export function copyRuleOf(
 /**
  * Where `rule` reads each call of the log (undefined where the call is not one of `rule.tool`'s, or no earlier reply of
  * `rule.from` naming its entity shows one): the numbers of the latest such reply and the place of the read one (its
- * place from the end, or the number its label names), with the words printed before it.
+ * place from the end, or the number its label names), with the words printed before it and before each number.
  */
 export function copySources(
   r: Rollout,
   observations: string[],
   rule: CopyRule,
-): ({ shown: number[]; at: number; j: number; phrase: string[] } | undefined)[] {
+): ({ shown: number[]; at: number; j: number; phrase: string[]; phrases: string[][] } | undefined)[] {
   const acts = actionsOf(r);
   return acts.map((call, i) => {
     if (call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number') return undefined;
@@ -177,7 +199,9 @@ export function copySources(
       if (!shown) continue;
       const at =
         rule.label === undefined ? shown.length - 1 - rule.fromEnd : shown.findIndex((x) => x.label === rule.label);
-      if (at >= 0) return { shown: shown.map((x) => x.value), at, j, phrase: (shown[at] as Labelled).phrase };
+      if (at < 0) continue;
+      const phrases = shown.map((x) => x.phrase);
+      return { shown: shown.map((x) => x.value), at, j, phrase: phrases[at] as string[], phrases };
     }
     return undefined;
   });
