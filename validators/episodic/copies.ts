@@ -73,11 +73,16 @@ function cellOf(line: string, ids: readonly string[]): string {
  * where none does.
  */
 function entityNumbers(call: Action, other: Action | undefined, reply: string): Labelled[] | null {
+  const text = entityText(call, other, reply);
+  return text === null ? null : labelledIn(text);
+}
+/** The text of a reply that belongs to the entity of `call` (`entityNumbers`). */
+function entityText(call: Action, other: Action | undefined, reply: string): string | null {
   const ids = idsOf(call);
-  if (ids.length === 0 || (other && idsOf(other).some((v) => ids.includes(v)))) return labelledIn(reply);
+  if (ids.length === 0 || (other && idsOf(other).some((v) => ids.includes(v)))) return reply;
   const lower = ids.map((v) => v.toLowerCase());
   const lines = reply.split(/[\n;]+/).filter((line) => tokensOf(line).some((w) => lower.includes(w.toLowerCase())));
-  return lines.length === 0 ? null : labelledIn(lines.map((line) => cellOf(line, lower)).join('\n'));
+  return lines.length === 0 ? null : lines.map((line) => cellOf(line, lower)).join('\n');
 }
 
 /**
@@ -110,8 +115,8 @@ export function entityShown(r: Rollout, observations: string[], k: number, skip?
 
 /**
  * The entities the episode links to call `k`'s (redteam-s24e W8: a return naming its order), as one pseudo-call: the
- * ids an earlier reply to a call on its ids names that another call of the log sends as its argument (the reference
- * read the linked record); null where none.
+ * ids that an earlier reply's text of its entity (`entityText`: a reply on its ids, a listing's cell of it) names and
+ * another call of the log sends as its argument (the reference read the linked record); null where none.
  */
 function linkedOf(acts: readonly Action[], observations: string[], k: number): Action | null {
   const ids = idsOf(acts[k] as Action);
@@ -119,8 +124,7 @@ function linkedOf(acts: readonly Action[], observations: string[], k: number): A
   const sent = new Map(acts.flatMap((a) => idsOf(a).map((v) => [v.toLowerCase(), v] as const)));
   const linked = new Set<string>();
   for (let j = 0; j < k; j++) {
-    if (!idsOf(acts[j] as Action).some((v) => ids.includes(v))) continue;
-    for (const token of tokensOf(observations[j] ?? '')) {
+    for (const token of tokensOf(entityText(acts[k] as Action, acts[j], observations[j] ?? '') ?? '')) {
       const id = sent.get(token.toLowerCase());
       if (id !== undefined && !ids.includes(id) && /\d/.test(id) && Number.isNaN(Number(id))) linked.add(id);
     }
