@@ -28,7 +28,7 @@ const partsOf = (name: string) => name.toLowerCase().split(/[_\W]+/).filter((w) 
  */
 function directions(texts: readonly string[], rule: CopyRule, meta: EpisodicMeta | undefined): string[][] {
   const describe = (name: string) => meta?.tools?.find((t) => t.name === name)?.description ?? '';
-  const sends = [partsOf(rule.tool)[0], wordsOf(describe(rule.tool))[0]].filter((w): w is string => !!w);
+  const sends = [partsOf(rule.tool)[0], partsOf(describe(rule.tool))[0]].filter((w): w is string => !!w);
   const from = partsOf(rule.from);
   const objects = new Set(from.length > 1 ? from.slice(1) : from);
   const showsSource = (clause: string) => {
