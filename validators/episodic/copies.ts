@@ -4,7 +4,7 @@
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
 import { tokensOf } from './probes.js';
-import { MAX_SHOWN, type Given, type ShownSample } from './shown-derivation.js';
+import { MAX_SHOWN, MAX_TOLD, type Given, type ShownSample } from './shown-derivation.js';
 
 /**
  * Where a copy policy reads a call's value: the reply of `from` naming the call's entity, its `fromEnd`-th number, or
@@ -83,6 +83,73 @@ function entityText(call: Action, other: Action | undefined, reply: string): str
   const lower = ids.map((v) => v.toLowerCase());
   const lines = reply.split(/[\n;]+/).filter((line) => tokensOf(line).some((w) => lower.includes(w.toLowerCase())));
   return lines.length === 0 ? null : lines.map((line) => cellOf(line, lower)).join('\n');
+}
+
+/**
+ * The text of a reply to a call naming no entity (a listing, a policy tool) that belongs to no entity shaped like
+ * `call`'s: each line before its first token shaped like one of `call`'s ids (a listing's header), a line with none
+ * whole ('Restocking fee today: 15%'); null where `call` names no id or `other` names one.
+ */
+function sharedText(call: Action, other: Action, reply: string): string | null {
+  const shapes = new Set(idsOf(call).map(shapeOf));
+  if (shapes.size === 0 || idsOf(other).length > 0) return null;
+  return reply
+    .split(/\n+/)
+    .map((line) => {
+      const at = [...line.matchAll(/[A-Za-z0-9$][A-Za-z0-9_-]*/g)].find((m) => shapes.has(shapeOf(m[0])));
+      return at ? line.slice(0, at.index) : line;
+    })
+    .join('\n');
+}
+
+/** What a tool taking no argument replies at an episode's start (the reference never called it). */
+export interface Heard {
+  tool: string;
+  reply: string;
+}
+
+/**
+ * What the world showed before call `k` besides its entity's numbers: the numbers it told every entity (`sharedText`
+ * of the latest reply of each tool naming no entity, in the log or `heard` at the start, named by tool and place from
+ * the end, aliased by label: a rate a listing's header prints is an operand of every entity's rule, rt30e W5), up to
+ * `MAX_TOLD`, and the words of the replies that belong to its entity (its department, its tier: what selects a case
+ * of a rule, rt30e W2).
+ */
+export function entityContext(
+  r: Rollout,
+  observations: string[],
+  k: number,
+  heard: readonly Heard[] = [],
+): { told: Given[]; words: string[] } {
+  const acts = actionsOf(r);
+  const call = acts[k];
+  if (!call || acts.length !== r.actions.length) return { told: [], words: [] };
+  const told: Given[] = [];
+  const words = new Set<string>();
+  const ids = new Set(idsOf(call).map((v) => v.toLowerCase()));
+  const [read, listened] = [new Set<string>(), new Set<string>()];
+  const replies = [
+    ...acts
+      .slice(0, k)
+      .map((other, j) => ({ other, reply: observations[j] ?? '' }))
+      .reverse(),
+    ...heard.map((h) => ({ other: { tool: h.tool, args: {} } as Action, reply: h.reply })),
+  ];
+  for (const { other, reply } of replies) {
+    const text = read.has(other.tool) ? null : entityText(call, other, reply);
+    if (text !== null) read.add(other.tool);
+    for (const token of tokensOf(text ?? ''))
+      if (!Number.isFinite(Number(token)) && !ids.has(token.toLowerCase()) && words.size < 64)
+        words.add(token.toLowerCase());
+    const shared = listened.has(other.tool) ? null : sharedText(call, other, reply);
+    if (shared !== null) listened.add(other.tool);
+    const shown = labelledIn(shared ?? '');
+    for (let at = shown.length - 1; at >= 0 && told.length < MAX_TOLD; at--) {
+      const { value, label } = shown[at] as Labelled;
+      told.push({ id: `${other.tool}#${shown.length - 1 - at}`, value, aliases: [`${other.tool}@${label}`] });
+    }
+  }
+  return { told, words: [...words] };
 }
 
 /**
@@ -227,12 +294,14 @@ export function shownSamples(
   rule: CopyRule,
   episode: number,
   stated: readonly Given[],
+  heard: readonly Heard[] = [],
 ): ShownSample[] {
   const acts = actionsOf(r);
+  const context = (i: number) => entityContext(r, observations, i, heard);
   return copySources(r, observations, rule).flatMap((s, i) => {
     const v = acts[i]?.args[rule.arg];
     return s && typeof v === 'number' && v === s.shown[s.at] && !stated.some((g) => g.value === v)
-      ? [{ episode, level: r.level, value: v, shown: entityShown(r, observations, i, s), stated }]
+      ? [{ episode, level: r.level, value: v, shown: entityShown(r, observations, i, s), stated, ...context(i) }]
       : [];
   });
 }
