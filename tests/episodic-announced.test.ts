@@ -17,14 +17,21 @@ describe('announcedCopy', () => {
         tool('pay_invoice', 'Pay an invoice an amount in whole dollars.'),
       ],
     } as unknown as EpisodicMeta;
-    const actions = [call('read_invoice', { invoice_id: 'INV-1' }), call('pay_invoice', { invoice_id: 'INV-1', amount: 540 })];
+    const actions = [
+      call('read_invoice', { invoice_id: 'INV-1' }),
+      call('pay_invoice', { invoice_id: 'INV-1', amount: 540 }),
+    ];
     const observations = ['INV-1: Acme Supply, subtotal $500, total with tax $540.', 'INV-1: $540 paid.'];
     const r = { ok: true, seed: 1, level: 1, prompt, actions, observations } as unknown as Rollout;
     return announcedCopy([r], { tool: 'pay_invoice', arg: 'amount', from: 'read_invoice', fromEnd: 0 }, meta);
   };
   it('reads a sending sentence naming the figure and its source as showing it, by identifier or object (V7, W4)', () => {
-    expect(invoices('Pay every approved invoice its total, as read_invoice shows it (subtotal plus 8% tax).')).toBe(true);
-    expect(invoices('Pay every approved invoice its total with tax, as printed on the invoice (plus 8% tax).')).toBe(true);
+    expect(invoices('Pay every approved invoice its total, as read_invoice shows it (subtotal plus 8% tax).')).toBe(
+      true,
+    );
+    expect(invoices('Pay every approved invoice its total with tax, as printed on the invoice (plus 8% tax).')).toBe(
+      true,
+    );
     expect(invoices('Pay every approved invoice the total with tax that the invoice lists (plus 8% tax).')).toBe(true);
   });
   it('needs the sending, the source showing it, and a word of the figure no other number is printed by', () => {
@@ -38,7 +45,10 @@ describe('announcedCopy', () => {
   it("reads no word the texts give the figure's input as the figure's (W1: 'Net price after the fee')", () => {
     const meta = {
       description: 'Refund each returned order its price, then close the desk.',
-      tools: [tool('read_order', 'Show one order: its item and price.'), tool('refund', 'Refund an amount on an order.')],
+      tools: [
+        tool('read_order', 'Show one order: its item and price.'),
+        tool('refund', 'Refund an amount on an order.'),
+      ],
     } as unknown as EpisodicMeta;
     const prompt =
       'read_order shows each order: its item, whether it was opened, and its price.\n' +

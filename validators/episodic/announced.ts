@@ -19,7 +19,11 @@ const wordsOf = (text: string) =>
     .filter((w) => w.length >= 4 && /^[a-z]+$/.test(w) && !COMMON.has(w));
 /** Words saying a figure is as a source shows it ('as the invoice shows it', 'as printed on', 'as listed'). */
 const SHOWING = /^(?:show|shows|shown|print|prints|printed|list|lists|listed|display|displays|displayed|quote[sd]?)$/;
-const partsOf = (name: string) => name.toLowerCase().split(/[_\W]+/).filter((w) => w.length >= 3);
+const partsOf = (name: string) =>
+  name
+    .toLowerCase()
+    .split(/[_\W]+/)
+    .filter((w) => w.length >= 3);
 
 /**
  * The sentences of the texts that direct sending a figure of `rule.from` as shown: a word of sending (the first word

@@ -33,8 +33,8 @@ const QUANTIFIED = /\b(?:per|each|every|any(?:\s+one)?|no|one|an?)\s+([a-z']+)(?
 const AS_PER_BEFORE = /\bas\s+$/i;
 const ACCORDING = /^(?:the|its|their|our|your|his|her|this|that|these|those|whose|[a-z]+'s?)$/i;
 const RULES = new RegExp(
-  String.raw`^(?:polic(?:y|ies)|rules?|terms?|guidelines?|regulations?|laws?|agreements?|contracts?|procedures?|` +
-    String.raw`manual|handbook|instructions?|conditions?)$`,
+  '^(?:polic(?:y|ies)|rules?|terms?|guidelines?|regulations?|laws?|agreements?|contracts?|procedures?|' +
+    'manual|handbook|instructions?|conditions?)$',
   'i',
 );
 const according = (m: RegExpMatchArray, before: string) =>
