@@ -25,7 +25,7 @@ describe('announcedCopy', () => {
     const r = { ok: true, seed: 1, level: 1, prompt, actions, observations } as unknown as Rollout;
     return announcedCopy([r], { tool: 'pay_invoice', arg: 'amount', from: 'read_invoice', fromEnd: 0 }, meta);
   };
-  it('reads a sending sentence naming the figure and its source as showing it, by identifier or object (V7, W4)', () => {
+  it('reads a sending sentence naming the figure and its source as showing it, by name or object (V7, W4)', () => {
     expect(invoices('Pay every approved invoice its total, as read_invoice shows it (subtotal plus 8% tax).')).toBe(
       true,
     );
