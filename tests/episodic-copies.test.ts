@@ -274,6 +274,21 @@ describe('shownSamples', () => {
       },
     ]);
   });
+  it('takes the replies of the entities linked to it as shown: an id its reply or listing cell names (s24e W8)', () => {
+    const rule = { tool: 'refund', arg: 'amount', from: 'read_return', fromEnd: 0 };
+    const refund = call('refund', { return_id: 'R-1', amount: 72 });
+    const order = call('read_order', { order_id: 'O-41' });
+    const sample = (log: ReturnType<typeof call>[], seen: string[]) =>
+      shownSamples(rollout(log), seen, rule, 0, [])[0]?.shown.map((g) => g.value);
+    const viaReply = [call('read_return', { return_id: 'R-1' }), order, refund];
+    expect(sample(viaReply, ['R-1: Refundable: $72. Order O-41, opened.', 'O-41: kettle, $87.', 'ok'])).toEqual([87]);
+    const viaListing = [call('list_returns'), call('read_return', { return_id: 'R-1' }), order, refund];
+    const listed = ['Open returns: R-1 (order O-41), R-2 (order O-52).', 'R-1: Refundable: $72. Item opened.'];
+    expect(sample(viaListing, [...listed, 'O-41: kettle, $87.', 'ok'])).toEqual([87]);
+    // An id the log never sends (no record the reference read), or another entity's cell, links nothing.
+    const other = call('read_order', { order_id: 'O-52' });
+    expect(sample([...viaListing.slice(0, 2), other, refund], [...listed, 'O-52: lamp, $30.', 'ok'])).toEqual([]);
+  });
   it("reads a minus sign as the number's own, a hyphen in an id as no sign", () => {
     const rule = { tool: 'file', arg: 'refund', from: 'precheck', fromEnd: 0 };
     const log = rollout([call('precheck', { id: 'TR-17' }), call('file', { id: 'TR-17', refund: -1986 })]);

@@ -119,6 +119,17 @@ describe('statedCaps', () => {
     expect(caps('Refund each returned item its price: no refund may be over $200 for any one item.')).toEqual([]);
     expect(caps('Refund each item its price, capped at $200 a refund for each item.')).toEqual([]);
     expect(caps('A refund may not exceed $200 per item.')).toEqual([]);
+    // 'Per' as 'according to' names no unit (redteam-s24e W3): after 'as', before a determiner, a possessive or rules.
+    const refund = { role: 'of', units: ['refund'] };
+    expect(boundUnits('No refund may be over $200 as per store policy')).toEqual(refund);
+    expect(boundUnits("No refund may be over $200 (per the bank's rules)")).toEqual(refund);
+    expect(boundUnits('No refund may be over $200 per card terms')).toEqual(refund);
+    expect(boundUnits('No refund may be over $200 per store')).toEqual({ role: 'for', units: ['store'] });
+    const stores = { own: items.own, shown: wordsOf('list_orders The store, its bank and card terms and policy.') };
+    const atStore = (text: string) => statedCaps(text, 'refund', tools, stores).map((c) => c.n);
+    expect(atStore('No refund may be over $200 as per store policy: refund a larger price in parts.')).toEqual([200]);
+    expect(atStore("No refund may be over $200 per the bank's terms; refund a larger price in parts.")).toEqual([200]);
+    expect(atStore('No refund may be over $200 per store: refund a larger price in parts.')).toEqual([]);
     // A unit the texts make one call (V3): "one pallet", "in several transfers"; not "any one item".
     const move =
       'Stock comes down on pallets: each move_stock call brings down one pallet, and a pallet holds at most 40.';

@@ -37,6 +37,8 @@ const MANIFEST = readRedteam([
   'redteam-s22e',
   // rt29e (session 23): session 22's episodic fixes (shown-derivation.ts, pick-universe.ts, cap-units.ts).
   'redteam-s23e',
+  // rt30e (session 24): session 23's episodic fixes (announced.ts, shown-derivation.ts, cap-units.ts).
+  'redteam-s24e',
   // rt22 (session 17), rt24 (session 18) and rt25 (session 19) attacked every kind: their episodic entries (the
   // others: redteam.test.ts, redteam-code.test.ts).
 ]).concat(readRedteam(['redteam-s17', 'redteam-s18', 'redteam-s19']).filter((e) => e.kind === 'episodic'));

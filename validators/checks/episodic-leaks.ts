@@ -6,7 +6,9 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
-import { copyPlan, copyRuleOf, entityShown, peerCopyPlan, shownSamples, type CopyRule } from '../episodic/copies.js';
+import { copyPlan, copyRuleOf, entityContext, entityShown, peerCopyPlan, shownSamples } from '../episodic/copies.js';
+import type { CopyRule, Heard } from '../episodic/copies.js';
+import type { RolloutRequest } from '../../sandbox/rollouts.js';
 import { tokensOf } from '../episodic/probes.js';
 import { announcedCopy } from '../episodic/announced.js';
 import { derivedFromShown, type ShownSample } from '../episodic/shown-derivation.js';
@@ -59,8 +61,9 @@ function revelations(
       const before = [...observations.slice(0, k), ...(r.observations ?? []).slice(0, k)];
       if (before.some((text) => shows(text, v))) return [];
       const revealed = observations.some((text, j) => j >= k && !argsOf(sent[j]).includes(v) && shows(text, v));
-      const shown = revealed ? entityShown(r, r.observations ?? [], k) : [];
-      return revealed ? [{ episode: i, level: r.level, value: v, shown, stated: held.stated }] : [];
+      if (!revealed) return [];
+      const seen = r.observations ?? [];
+      return [{ episode: i, level: r.level, value: v, shown: entityShown(r, seen, k), stated: held.stated, ...entityContext(r, seen, k) }];
     }),
   );
 }
@@ -97,6 +100,7 @@ export function derivesOf(
   refs: readonly Rollout[],
   initial: (i: number) => RolloutResult | undefined,
   meta: EpisodicMeta | undefined,
+  heard: (i: number) => Heard[] = () => [],
 ): Derives {
   const memo = new Map<string, boolean>();
   return (rule) => {
@@ -105,7 +109,7 @@ export function derivesOf(
     if (hit !== undefined) return hit;
     const samples = refs.flatMap((r, i) => {
       const held = knownOf(r, initial(i), meta);
-      return held && r.observations ? shownSamples(r, r.observations, rule, i, held.stated) : [];
+      return held && r.observations ? shownSamples(r, r.observations, rule, i, held.stated, heard(i)) : [];
     });
     const derived = derivedFromShown(samples) && !announcedCopy(refs, rule, meta);
     memo.set(key, derived);
@@ -134,6 +138,38 @@ export function copyOf(
   if (!rule) return null;
   const chance = peer?.observations ? peerCopyPlan(r, peer, peer.observations, rule) : null;
   return { rule, plan: copyPlan(r, r.observations, rule), chance };
+}
+
+/**
+ * What a policy hears before it acts from the tools that take no argument and that a reference never calls (a
+ * listing's header, a policy tool printing the day's rate: rt30e W5): one call of each at its episode's start, up to
+ * `MAX_HEARD` tools; `heard(i)` their replies for reference `i`.
+ */
+const MAX_HEARD = 4;
+function hearings(refs: readonly Rollout[], meta: EpisodicMeta | undefined) {
+  const bare = (meta?.tools ?? [])
+    .filter((t) => {
+      const required = (t.parameters as { required?: unknown }).required;
+      return !Array.isArray(required) || required.length === 0;
+    })
+    .map((t) => t.name);
+  const asked = refs.flatMap((r, i) => {
+    const used = new Set(r.actions.map((a) => (a as { tool?: unknown } | null)?.tool));
+    return bare
+      .filter((tool) => !used.has(tool))
+      .slice(0, MAX_HEARD)
+      .map((tool) => {
+        const actions = [{ tool, args: {} }];
+        const request: RolloutRequest = { seed: r.seed, level: r.level, policy: { type: 'replay', actions } };
+        return { i, tool, request: { ...request, observations: true } };
+      });
+  });
+  const replies = (results: readonly (RolloutResult | undefined)[]) => (i: number) =>
+    asked.flatMap((x, k): Heard[] => {
+      const reply = results[k]?.ok ? results[k].observations?.[0] : undefined;
+      return x.i === i && typeof reply === 'string' ? [{ tool: x.tool, reply }] : [];
+    });
+  return { requests: asked.map((x) => x.request), replies };
 }
 
 /** For each reference, the next one of its level with another seed (its peer for chance), if any. */
@@ -191,7 +227,9 @@ export const episodicLeaks: EpisodicCheck = {
         // than a peer's values of the same place played there; a refused wrong value must not be answered with the
         // right one (the perturbed replay's observations).
         const peers = peersOf(ctx.refs);
-        const derives = derivesOf(ctx.refs, (i) => noAction.get(i), ctx.meta);
+        const hearing = hearings(ctx.refs, ctx.meta);
+        const heard = hearing.replies(hearing.requests.length > 0 ? await tools.run(hearing.requests) : []);
+        const derives = derivesOf(ctx.refs, (i) => noAction.get(i), ctx.meta, heard);
         const copies = ctx.refs.map((r, i) => copyOf(r, noAction.get(i), derives, peers[i], ctx.meta));
         const asked = copies.flatMap((copy, i) => {
           const r = ctx.refs[i] as Rollout;

@@ -26,6 +26,20 @@ const CALL_UNIT = /^(?:call|transaction|request|operation|go|time|single|one|par
 const TIME_UNIT = /^(?:day|daily|night|nightly|week|weekly|month|monthly|year|yearly|hour|hourly|shift|session)$/;
 /** Words quantifying the one or two words after them as a unit. */
 const QUANTIFIED = /\b(?:per|each|every|any(?:\s+one)?|no|one|an?)\s+([a-z']+)(?:\s+([a-z']+))?/gi;
+/**
+ * 'Per' as 'according to' (redteam-s24e W3), naming no unit: after 'as' ("as per store policy"), or before a
+ * determiner or possessive ("per the bank's rules", "per its terms") or a word of rules ("per store policy").
+ */
+const AS_PER_BEFORE = /\bas\s+$/i;
+const ACCORDING = /^(?:the|its|their|our|your|his|her|this|that|these|those|whose|[a-z]+'s?)$/i;
+const RULES = new RegExp(
+  '^(?:polic(?:y|ies)|rules?|terms?|guidelines?|regulations?|laws?|agreements?|contracts?|procedures?|' +
+    'manual|handbook|instructions?|conditions?)$',
+  'i',
+);
+const according = (m: RegExpMatchArray, before: string) =>
+  /^per\b/i.test(m[0]) &&
+  (AS_PER_BEFORE.test(before) || ACCORDING.test(m[1] ?? '') || [m[1], m[2]].some((w) => RULES.test(w ?? '')));
 /** What stands before a quantifier that makes its unit the one the amount is FOR: "for", a number ("$500 a day"). */
 const FOR_BEFORE = /(?:\bfor\s+|\d[\d,.]*%?\s+(?:[a-z]+\s+)?)$/i;
 /** A time adverb after the number or before the bound's noun: the amount is per that time ("$500 daily"). */
@@ -97,15 +111,17 @@ const unitsOf = (m: RegExpMatchArray) =>
     .filter((w) => !functionWord(w));
 
 /**
- * The units a clause's bound is per, by its grammar, and how it names them: those it says the amount is FOR ("per X",
+ * The units a clause's bound is per, by its grammar, and how it names them ('per' as 'according to' naming none:
+ * `according`): those it says the amount is FOR ("per X",
  * "for any one X", a number then "a X", a time adverb), else its subject's (the first quantified noun not of an
  * occasion), else those named only as an occasion ("on any one item"); none where it quantifies nothing.
  */
 export function boundUnits(clause: string): { role: 'for' | 'of' | 'at'; units: string[] } {
-  const quantified = [...clause.matchAll(QUANTIFIED)].map((m) => {
+  const quantified = [...clause.matchAll(QUANTIFIED)].flatMap((m) => {
     const before = clause.slice(0, m.index);
+    if (according(m, before)) return [];
     const role = OCCASION_BEFORE.test(before) ? 'at' : /^per\b/i.test(m[0]) || FOR_BEFORE.test(before) ? 'for' : 'of';
-    return { role, units: unitsOf(m) };
+    return [{ role, units: unitsOf(m) }];
   });
   const times = [...clause.matchAll(FOR_TIME)].map((m) => stemOf((m[1] ?? m[2]) as string));
   const forUnits = [...times, ...quantified.filter((q) => q.role === 'for').flatMap((q) => q.units)];

@@ -4,7 +4,7 @@
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
 import { tokensOf } from './probes.js';
-import { MAX_SHOWN, type Given, type ShownSample } from './shown-derivation.js';
+import { MAX_SHOWN, MAX_TOLD, type Given, type ShownSample } from './shown-derivation.js';
 
 /**
  * Where a copy policy reads a call's value: the reply of `from` naming the call's entity, its `fromEnd`-th number, or
@@ -73,11 +73,83 @@ function cellOf(line: string, ids: readonly string[]): string {
  * where none does.
  */
 function entityNumbers(call: Action, other: Action | undefined, reply: string): Labelled[] | null {
+  const text = entityText(call, other, reply);
+  return text === null ? null : labelledIn(text);
+}
+/** The text of a reply that belongs to the entity of `call` (`entityNumbers`). */
+function entityText(call: Action, other: Action | undefined, reply: string): string | null {
   const ids = idsOf(call);
-  if (ids.length === 0 || (other && idsOf(other).some((v) => ids.includes(v)))) return labelledIn(reply);
+  if (ids.length === 0 || (other && idsOf(other).some((v) => ids.includes(v)))) return reply;
   const lower = ids.map((v) => v.toLowerCase());
   const lines = reply.split(/[\n;]+/).filter((line) => tokensOf(line).some((w) => lower.includes(w.toLowerCase())));
-  return lines.length === 0 ? null : labelledIn(lines.map((line) => cellOf(line, lower)).join('\n'));
+  return lines.length === 0 ? null : lines.map((line) => cellOf(line, lower)).join('\n');
+}
+
+/**
+ * The text of a reply to a call naming no entity (a listing, a policy tool) that belongs to no entity shaped like
+ * `call`'s: each line before its first token shaped like one of `call`'s ids (a listing's header), a line with none
+ * whole ('Restocking fee today: 15%'); null where `call` names no id or `other` names one.
+ */
+function sharedText(call: Action, other: Action, reply: string): string | null {
+  const shapes = new Set(idsOf(call).map(shapeOf));
+  if (shapes.size === 0 || idsOf(other).length > 0) return null;
+  return reply
+    .split(/\n+/)
+    .map((line) => {
+      const at = [...line.matchAll(/[A-Za-z0-9$][A-Za-z0-9_-]*/g)].find((m) => shapes.has(shapeOf(m[0])));
+      return at ? line.slice(0, at.index) : line;
+    })
+    .join('\n');
+}
+
+/** What a tool taking no argument replies at an episode's start (the reference never called it). */
+export interface Heard {
+  tool: string;
+  reply: string;
+}
+
+/**
+ * What the world showed before call `k` besides its entity's numbers: the numbers it told every entity (`sharedText`
+ * of the latest reply of each tool naming no entity, in the log or `heard` at the start, named by tool and place from
+ * the end, aliased by label: a rate a listing's header prints is an operand of every entity's rule, rt30e W5), up to
+ * `MAX_TOLD`, and the words of the replies that belong to its entity (its department, its tier: what selects a case
+ * of a rule, rt30e W2).
+ */
+export function entityContext(
+  r: Rollout,
+  observations: string[],
+  k: number,
+  heard: readonly Heard[] = [],
+): { told: Given[]; words: string[] } {
+  const acts = actionsOf(r);
+  const call = acts[k];
+  if (!call || acts.length !== r.actions.length) return { told: [], words: [] };
+  const told: Given[] = [];
+  const words = new Set<string>();
+  const ids = new Set(idsOf(call).map((v) => v.toLowerCase()));
+  const [read, listened] = [new Set<string>(), new Set<string>()];
+  const replies = [
+    ...acts
+      .slice(0, k)
+      .map((other, j) => ({ other, reply: observations[j] ?? '' }))
+      .reverse(),
+    ...heard.map((h) => ({ other: { tool: h.tool, args: {} } as Action, reply: h.reply })),
+  ];
+  for (const { other, reply } of replies) {
+    const text = read.has(other.tool) ? null : entityText(call, other, reply);
+    if (text !== null) read.add(other.tool);
+    for (const token of tokensOf(text ?? ''))
+      if (!Number.isFinite(Number(token)) && !ids.has(token.toLowerCase()) && words.size < 64)
+        words.add(token.toLowerCase());
+    const shared = listened.has(other.tool) ? null : sharedText(call, other, reply);
+    if (shared !== null) listened.add(other.tool);
+    const shown = labelledIn(shared ?? '');
+    for (let at = shown.length - 1; at >= 0 && told.length < MAX_TOLD; at--) {
+      const { value, label } = shown[at] as Labelled;
+      told.push({ id: `${other.tool}#${shown.length - 1 - at}`, value, aliases: [`${other.tool}@${label}`] });
+    }
+  }
+  return { told, words: [...words] };
 }
 
 /**
@@ -92,18 +164,39 @@ export function entityShown(r: Rollout, observations: string[], k: number, skip?
   if (!call || acts.length !== r.actions.length) return [];
   const out: Given[] = [];
   const tools = new Set<string>();
-  for (let j = k - 1; j >= 0 && out.length < MAX_SHOWN; j--) {
-    const other = acts[j] as Action;
-    const shown = tools.has(other.tool) ? null : entityNumbers(call, other, observations[j] ?? '');
-    if (!shown || shown.length === 0) continue;
-    tools.add(other.tool);
-    for (let at = shown.length - 1; at >= 0 && out.length < MAX_SHOWN; at--) {
-      const { value, label } = shown[at] as Labelled;
-      if (skip?.j !== j || skip.at !== at)
-        out.push({ id: `${other.tool}#${shown.length - 1 - at}`, value, aliases: [`${other.tool}@${label}`] });
+  const linked = linkedOf(acts, observations, k);
+  for (const entity of [call, ...(linked ? [linked] : [])])
+    for (let j = k - 1; j >= 0 && out.length < MAX_SHOWN; j--) {
+      const other = acts[j] as Action;
+      const shown = tools.has(other.tool) ? null : entityNumbers(entity, other, observations[j] ?? '');
+      if (!shown || shown.length === 0) continue;
+      tools.add(other.tool);
+      for (let at = shown.length - 1; at >= 0 && out.length < MAX_SHOWN; at--) {
+        const { value, label } = shown[at] as Labelled;
+        if (skip?.j !== j || skip.at !== at)
+          out.push({ id: `${other.tool}#${shown.length - 1 - at}`, value, aliases: [`${other.tool}@${label}`] });
+      }
+    }
+  return out;
+}
+
+/**
+ * The entities the episode links to call `k`'s (redteam-s24e W8: a return naming its order), as one pseudo-call: the
+ * ids that an earlier reply's text of its entity (`entityText`: a reply on its ids, a listing's cell of it) names and
+ * another call of the log sends as its argument (the reference read the linked record); null where none.
+ */
+function linkedOf(acts: readonly Action[], observations: string[], k: number): Action | null {
+  const ids = idsOf(acts[k] as Action);
+  if (ids.length === 0) return null;
+  const sent = new Map(acts.flatMap((a) => idsOf(a).map((v) => [v.toLowerCase(), v] as const)));
+  const linked = new Set<string>();
+  for (let j = 0; j < k; j++) {
+    for (const token of tokensOf(entityText(acts[k] as Action, acts[j], observations[j] ?? '') ?? '')) {
+      const id = sent.get(token.toLowerCase());
+      if (id !== undefined && !ids.includes(id) && /\d/.test(id) && Number.isNaN(Number(id))) linked.add(id);
     }
   }
-  return out;
+  return linked.size === 0 ? null : { tool: '', args: Object.fromEntries([...linked].map((v, i) => [`link${i}`, v])) };
 }
 
 /**
@@ -160,13 +253,13 @@ export function copyRuleOf(
 /**
  * Where `rule` reads each call of the log (undefined where the call is not one of `rule.tool`'s, or no earlier reply of
  * `rule.from` naming its entity shows one): the numbers of the latest such reply and the place of the read one (its
- * place from the end, or the number its label names), with the words printed before it.
+ * place from the end, or the number its label names), with the words printed before it and before each number.
  */
 export function copySources(
   r: Rollout,
   observations: string[],
   rule: CopyRule,
-): ({ shown: number[]; at: number; j: number; phrase: string[] } | undefined)[] {
+): ({ shown: number[]; at: number; j: number; phrase: string[]; phrases: string[][] } | undefined)[] {
   const acts = actionsOf(r);
   return acts.map((call, i) => {
     if (call.tool !== rule.tool || typeof call.args[rule.arg] !== 'number') return undefined;
@@ -177,7 +270,9 @@ export function copySources(
       if (!shown) continue;
       const at =
         rule.label === undefined ? shown.length - 1 - rule.fromEnd : shown.findIndex((x) => x.label === rule.label);
-      if (at >= 0) return { shown: shown.map((x) => x.value), at, j, phrase: (shown[at] as Labelled).phrase };
+      if (at < 0) continue;
+      const phrases = shown.map((x) => x.phrase);
+      return { shown: shown.map((x) => x.value), at, j, phrase: phrases[at] as string[], phrases };
     }
     return undefined;
   });
@@ -199,12 +294,14 @@ export function shownSamples(
   rule: CopyRule,
   episode: number,
   stated: readonly Given[],
+  heard: readonly Heard[] = [],
 ): ShownSample[] {
   const acts = actionsOf(r);
+  const context = (i: number) => entityContext(r, observations, i, heard);
   return copySources(r, observations, rule).flatMap((s, i) => {
     const v = acts[i]?.args[rule.arg];
     return s && typeof v === 'number' && v === s.shown[s.at] && !stated.some((g) => g.value === v)
-      ? [{ episode, level: r.level, value: v, shown: entityShown(r, observations, i, s), stated }]
+      ? [{ episode, level: r.level, value: v, shown: entityShown(r, observations, i, s), stated, ...context(i) }]
       : [];
   });
 }
