@@ -4,7 +4,7 @@
 // subject left untied (rt22 F1), the constraint notation read whole and an unreadable bound counted (rt22 F3), and a
 // bound's subject as the nearest named quantity: attached, computed, the task's own noun, a list (rt24 C1-C4).
 import { describe, expect, it } from 'vitest';
-import { reached, unreached } from '../validators/checks/code-bounds.js';
+import { reached, tightest, unreached } from '../validators/checks/code-bounds.js';
 import { readBounds, statedBounds, statedNumber } from '../validators/code/bounds.js';
 
 describe('statedBounds', () => {
@@ -345,5 +345,44 @@ describe('reached and unreached', () => {
     // A size is capped like a length where its argument holds lists, judged like a value where it holds numbers.
     expect(unreached({ of: 'size', bound: 1e9 }, 5000, true)).toBe(false);
     expect(unreached({ of: 'size', bound: 1e9 }, 5000, false)).toBe(true);
+  });
+});
+
+describe('depths of a nested argument (redteam-s24c K1)', () => {
+  const rows = 'rows holds at most 2000 rows; each row has at most 20 values, each between 1 and 100.';
+  /** n rows of `width` values. */
+  const table = (n: number, width: number) => [Array.from({ length: n }, () => Array(width).fill(1))];
+  it("reads the depth a length is said of: the argument's own, its elements'", () => {
+    for (const [s, params] of [
+      [rows, ['rows']],
+      ['words holds at most 2000 words, each of at most 20 letters.', ['words']],
+      ['1 <= len(words) <= 2000 and 1 <= len(words[i]) <= 20.', ['words']],
+      ['1 <= words.length <= 2000, 1 <= words[i].length <= 20', ['words']],
+      ['graph has at most 2000 nodes; every node lists at most 20 neighbours.', ['graph']],
+    ] as const) {
+      const lengths = readBounds(s, params).bounds.filter((b) => b.of === 'length');
+      expect(
+        lengths.map((b) => `${b.bound}@${b.depth}`),
+        s,
+      ).toEqual(['2000@0', '20@1']);
+    }
+    // Each test or call is no element of an argument; a flat list's bound has no depth.
+    expect(readBounds('In each test, nums has at most 2000 values.', ['nums']).bounds[0]?.depth).toBeUndefined();
+    expect(readBounds('nums has at most 2000 values, each at most 9.', ['nums']).bounds[0]?.depth).toBeUndefined();
+  });
+  it("lets no element's length stand for the argument's own, nor one of no depth where the tests nest lists", () => {
+    const { bounds } = readBounds(rows, ['rows']);
+    const inputs = Array.from({ length: 10 }, () => table(20, 2));
+    expect(tightest(bounds, inputs).map((b) => b.bound)).toEqual([2000, 20, 100]);
+    // The same bounds with no depth told: judged both where the tests nest lists, one standing for the other on flat.
+    const plain = bounds.map(({ depth: _, ...b }) => b);
+    expect(tightest(plain, inputs).map((b) => b.bound)).toEqual([2000, 20, 100]);
+    expect(tightest(plain, [[Array(20).fill(1)]]).map((b) => b.bound)).toEqual([20, 100]);
+  });
+  it("measures the argument's own length at depth 0 and its elements' at depth 1", () => {
+    const inputs = [table(20, 2), table(3, 900)];
+    expect(reached({ of: 'length', bound: 2000, param: 0, depth: 0 }, inputs)).toBe(20);
+    expect(reached({ of: 'length', bound: 20, param: 0, depth: 1 }, inputs)).toBe(900);
+    expect(reached({ of: 'length', bound: 2000, param: 0 }, inputs)).toBe(900);
   });
 });

@@ -4,9 +4,11 @@
 // means ("below 2^31", "below 10^10"), so every reader sees what the statement means, however it is written. A number
 // is read whole, its scale included ("2 billion", "1.5 million", "2 to the power 40", "100 000": redteam-s22c K1); a
 // type named as advice for the program ("a 32-bit integer is enough for the total", "use 64-bit integers": K3) is the
-// solver's variable, no bound of an input, and stays words.
+// solver's variable, no bound of an input, and stays words. A named limit ("INT_MAX", "Number.MAX_SAFE_INTEGER")
+// is its magnitude (code/bound-limits.ts: redteam-s24c K2).
 
 import { spokenNumbers } from '../number-words.js';
+import { namedLimits } from './bound-limits.js';
 
 /** A bit width, signed or not, of a noun or alone: "32-bit signed integer", "signed 32-bit integers". */
 const BIT_WIDTH = new RegExp(
@@ -108,7 +110,7 @@ const bitBound = (bits: number, signed: boolean) => `below 2^${signed ? bits - 1
 export function writtenMagnitudes(text: string): string {
   return (
     spokenNumbers(
-      text
+      namedLimits(text, advice)
         .replace(SPACE_GROUPED, (g) => g.replace(/[ \u2009\u202f]/g, ''))
         .replace(MARK_GROUPED, (g) => g.replace(/[_'.]/g, ''))
         // A numeral's scales before the words: "2 thousand million" is one number, not 2000 and a million.

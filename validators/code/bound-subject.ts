@@ -24,10 +24,11 @@ export { paramOf, SELECTION } from './bound-words.js';
 
 /**
  * A bound's subject; `of` says what of an argument it bounds ("size": a list's length or a number's magnitude), `also`
- * the other parameters a list of subjects names ("n and m are at most 16").
+ * the other parameters a list of subjects names ("n and m are at most 16"), `elements` that the syntax names the
+ * parameter's elements ("len(words[i])").
  */
 export type Subject =
-  | { tie: 'param'; param: number; of: 'value' | 'length' | 'size'; also?: number[] }
+  | { tie: 'param'; param: number; of: 'value' | 'length' | 'size'; also?: number[]; elements?: boolean }
   | { tie: 'any'; of: 'value' | 'length' | 'size' }
   | { tie: 'output' | 'aggregate' | 'none' };
 

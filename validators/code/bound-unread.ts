@@ -27,6 +27,8 @@ const EXAMPLE = /\b(?:for example|for instance|e\.g|such as|example)\b/i;
 /** A number the reader found no phrase for, tied to the input its own clause names. */
 export interface UnreadNumber {
   raw: string;
+  /** Where it stands in the text. */
+  at: number;
   subject: Subject;
   /** The text right after it (a count's noun: "20 values or fewer"). */
   after: string;
@@ -65,7 +67,7 @@ export function unreadNumbers(
     if (quoted(text, sentence, n.at) || EXAMPLE.test(text.slice(sentence, n.at))) continue;
     if (thresholds.some((t) => t.value === n.value && placeOf(text, t.at).sentence === sentence)) continue;
     const subject = unreadSubject(text, n.at, params);
-    if (subject !== null) out.push({ raw: n.raw, subject, after });
+    if (subject !== null) out.push({ raw: n.raw, at: n.at, subject, after });
   }
   return out;
 }

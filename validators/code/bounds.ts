@@ -3,17 +3,23 @@
 // (code/bound-subject.ts: a parameter, the inputs, or no input at all), and what the hidden tests reach of each: the
 // largest value, the longest list or string. Data for checks/code-bounds.ts.
 import { ATOM, continuesNumber, NUMBER, normalizeNotation, statedNumber } from './bound-numbers.js';
-import { paramOf, SELECTION, type Subject, subjectAt } from './bound-subject.js';
+import { paramOf, placeOf, SELECTION, type Subject, subjectAt } from './bound-subject.js';
 import { UPPER_WORDS } from './bound-words.js';
 import { unreadNumbers } from './bound-unread.js';
 
 export { statedNumber } from './bound-numbers.js';
 
-/** One stated upper bound: on the values, the lengths or either ("size") of a parameter (undefined: any). */
+/**
+ * One stated upper bound: on the values, the lengths or either ("size") of a parameter (undefined: any). A length's
+ * `depth` says which lists of the argument it bounds where the statement tells (redteam-s24c K1): 0 the argument's own
+ * length ("rows holds at most 2000 rows"), 1 each of its elements' ("each row has at most 20 values"); undefined where
+ * the statement does not tell.
+ */
 export interface StatedBound {
   of: 'value' | 'length' | 'size';
   bound: number;
   param?: number;
+  depth?: 0 | 1;
 }
 
 /** A bound the statement states of no input: the output, an aggregate, or nothing found. */
@@ -64,6 +70,8 @@ const ATOM_END = new RegExp(
   String.raw`(?:(len|size|abs)\s*\(\s*([A-Za-z_$][\w$]*)\s*\)|\|\s*([A-Za-z_$][\w$]*)((?:\s*\[[^\]|]{0,20}\])*)\s*\||` +
     String.raw`([A-Za-z_$][\w$]*)((?:\s*\[[^\]]{0,20}\]|\s*\.\s*[A-Za-z_$][\w$]*)*))(?:\s*\))*\s*$`,
 );
+/** Calls that measure a list's or string's length. */
+const LENGTH_CALL = /^(?:len|size|length|strlen)$/i;
 /** A call open right before an atom ("max(", "F("). */
 const OPEN_CALL = /(?<![\w$])([A-Za-z_$][\w$]*)\(\s*$/;
 /** A subject atom starting right after a sign ("10^9 >= x"). */
@@ -83,7 +91,7 @@ function nameParam(name: string, params: readonly string[]): number | undefined 
 function atomSubject(
   text: string,
   at: number,
-  atom: { name: string; of?: 'value' | 'length' | 'size' },
+  atom: { name: string; of?: 'value' | 'length' | 'size'; indexed?: boolean },
   params: readonly string[],
 ): Subject {
   // The calls around the atom: a selection of one value ("max(nums)", "max(abs(nums[i]))", "min(|a_i|)") is one of
@@ -91,13 +99,22 @@ function atomSubject(
   let before = text.slice(Math.max(0, at - 40), at);
   let selected = false;
   for (let m = OPEN_CALL.exec(before); m !== null; m = OPEN_CALL.exec(before)) {
+    // A length call of an element ("len(words[i]) <= 12") measures the element: the parameter's lists one level in.
+    const param = nameParam(atom.name, params);
+    if (LENGTH_CALL.test(m[1] as string) && atom.indexed === true && param !== undefined && !selected)
+      return { tie: 'param', param, of: 'length', elements: true };
     if (!SELECTION.test(m[1] as string)) return { tie: 'output' };
     selected = true;
     before = before.slice(0, m.index);
   }
   if (/[\w)\]]\s*[*+/-]\s*$/.test(before.slice(-12))) return { tie: 'aggregate' };
   const param = nameParam(atom.name, params);
-  if (param !== undefined) return { tie: 'param', param, of: selected ? 'value' : (atom.of ?? 'value') };
+  if (param !== undefined) {
+    const of = selected ? 'value' : (atom.of ?? 'value');
+    return of === 'length' && atom.indexed === true
+      ? { tie: 'param', param, of, elements: true }
+      : { tie: 'param', param, of };
+  }
   // A symbol of its own ("n <= 10^5") is compared, not governed by a verb of the task (rt24 C1).
   const s = subjectAt(text, at, params, true);
   return atom.of !== undefined && (s.tie === 'param' || s.tie === 'any') ? { ...s, of: atom.of } : s;
@@ -121,21 +138,25 @@ function listedAtoms(before: string, params: readonly string[]): RegExpExecArray
   return [];
 }
 
-/** What an atom's syntax says it bounds: a length (".length", "len()"), a value (indexed), either (|x|). */
-function atomOf(m: RegExpExecArray): { name: string; of?: 'value' | 'length' | 'size' } {
+/**
+ * What an atom's syntax says it bounds: a length (".length", "len()"), a value (indexed), either (|x|); `indexed`: it
+ * names an element ("words[i]", "words[i].length").
+ */
+function atomOf(m: RegExpExecArray): { name: string; of?: 'value' | 'length' | 'size'; indexed?: boolean } {
   if (m[2] !== undefined) return { name: m[2], of: m[1] === 'abs' ? 'value' : 'length' };
   if (m[3] !== undefined) return { name: m[3], of: m[4] || /_(?:\w{1,2}|\{\w+\})$/.test(m[3]) ? 'value' : 'size' };
   const name = m[5] as string;
   const tail = m[6] ?? '';
-  if (/\.\s*(?:length|size)\s*$/.test(tail)) return { name, of: 'length' };
-  return tail || /_(?:\w{1,2}|\{\w+\})$/.test(name) ? { name, of: 'value' } : { name };
+  const indexed = /^\s*\[/.test(tail);
+  if (/\.\s*(?:length|size)\s*$/.test(tail)) return { name, of: 'length', indexed };
+  return tail || /_(?:\w{1,2}|\{\w+\})$/.test(name) ? { name, of: 'value', indexed } : { name };
 }
 
 /** Every bound the statement states, tied to what it bounds, and the bounds it states that it could not read. */
 export function readBounds(statement: string, params: readonly string[]): BoundReading {
   const text = normalizeNotation(statement);
   const out: BoundReading = { bounds: [], untied: [], unread: 0 };
-  const add = (raw: string, subject: Subject, count: boolean) => {
+  const add = (raw: string, subject: Subject, count: boolean, at: number) => {
     const bound = statedNumber(raw);
     if (!Number.isFinite(bound)) return;
     // A bound of zero or less is no size a test must reach: an unread promise, counted (redteam-s18 C5).
@@ -147,9 +168,14 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
       // A list of subjects shares the bound ("n and m are at most 16": rt24 C4).
       const of = count ? 'length' : subject.of;
       const tied = subject.tie === 'param' ? [...(subject.also ?? []), subject.param] : [undefined];
+      const depth =
+        subject.tie === 'param' && of === 'length' && (subject.elements === true || ofElements(text, at))
+          ? { depth: 1 as const }
+          : {};
       for (const param of tied) {
-        const b: StatedBound = param === undefined ? { of, bound } : { of, bound, param };
-        if (!out.bounds.some((o) => o.of === b.of && o.bound === bound && o.param === b.param)) out.bounds.push(b);
+        const b: StatedBound = param === undefined ? { of, bound } : { of, bound, param, ...depth };
+        const same = (o: StatedBound) => o.of === b.of && o.bound === bound && o.param === b.param;
+        if (!out.bounds.some((o) => same(o) && o.depth === b.depth)) out.bounds.push(b);
       }
     } else if (!out.untied.some((o) => o.bound === bound && o.subject === subject.tie))
       out.untied.push({ bound, subject: subject.tie });
@@ -181,15 +207,17 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
       const n = numberAt(at + m[0].length);
       const atom = ATOM_END.exec(before);
       if (n === null || atom === null) continue;
-      add(n.raw, atomSubject(text, from + atom.index, atomOf(atom), params), false);
+      add(n.raw, atomSubject(text, from + atom.index, atomOf(atom), params), false, from + atom.index);
       for (const other of listedAtoms(before.slice(0, atom.index), params))
-        add(n.raw, atomSubject(text, from + other.index, atomOf(other), params), false);
+        add(n.raw, atomSubject(text, from + other.index, atomOf(other), params), false, from + other.index);
     } else if (m[0].startsWith('>') && leftNumber !== undefined && !/^\s*\d/.test(after)) {
       const atom = ATOM_START.exec(after);
       if (atom === null || left === null) continue;
       taken.push([from + left.index, from + left.index + (leftNumber as string).length]);
       const of = /\.\s*(?:length|size)\s*$/.test(atom[2] ?? '') ? 'length' : atom[2] ? 'value' : undefined;
-      add(leftNumber, atomSubject(text, at + m[0].length, { name: atom[1] as string, of }, params), false);
+      const indexed = /^\s*\[/.test(atom[2] ?? '');
+      const subject = atomSubject(text, at + m[0].length, { name: atom[1] as string, of, indexed }, params);
+      add(leftNumber, subject, false, at + m[0].length);
     }
   }
   // The scans below start at a word or a single number and read the bound in a window after it: a statement of
@@ -198,11 +226,15 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
     const n = numberAt(end);
     if (n === null || (tail !== undefined && !tail.test(text.slice(end + n.end, end + n.end + 8)))) return;
     taken.push([start, end]);
-    add(n.raw, subjectAt(text, start, params), counts(text.slice(end + n.end, end + n.end + 40), params));
+    add(n.raw, subjectAt(text, start, params), counts(text.slice(end + n.end, end + n.end + 40), params), start);
   };
-  // Words: "at most 2000", "values below 10^9", "up to 10^5 items", "never exceeds 50,000".
-  for (const m of text.matchAll(new RegExp(String.raw`\b${UPPER_WORDS}\b`, 'gi')))
-    read(m.index ?? 0, (m.index ?? 0) + m[0].length);
+  // Words: "at most 2000", "values below 10^9", "up to 10^5 items", "never exceeds 50,000"; a named limit no table
+  // reads ("at most MAX_N": redteam-s24c K2) is counted unread, not skipped.
+  for (const m of text.matchAll(new RegExp(String.raw`\b${UPPER_WORDS}\b`, 'gi'))) {
+    const end = (m.index ?? 0) + m[0].length;
+    if (NAMED_LIMIT.test(text.slice(end, end + WINDOW))) out.unread++;
+    else read(m.index ?? 0, end);
+  }
   // Ranges: "1 to 12", "from 2000 to 2400", "between 0 and 99".
   for (const m of text.matchAll(
     new RegExp(String.raw`(?:\bbetween\s+)?(?<![\w.^*])-?${ATOM}\s+(?:to|and)\s+(?=\d)`, 'gi'),
@@ -216,8 +248,26 @@ export function readBounds(statement: string, params: readonly string[]): BoundR
   for (const m of text.matchAll(new RegExp(String.raw`(?<![\w.])${ATOM}\s*\.\.\s*(?=\d)`, 'g')))
     read(m.index ?? 0, (m.index ?? 0) + m[0].length);
   // Numbers no phrase reads that their own clause says of an input are judged as that input's bounds (rt25 B3).
-  for (const u of unreadNumbers(text, taken, params)) add(u.raw, u.subject, counts(u.after, params));
+  for (const u of unreadNumbers(text, taken, params)) add(u.raw, u.subject, counts(u.after, params), u.at);
+  // Where the statement bounds an argument's elements' lengths, its other lengths, said of the argument, are the
+  // argument's own (K1: "rows holds at most 2000 rows; each row has at most 20 values").
+  const nested = new Set(out.bounds.flatMap((b) => (b.depth === 1 ? [b.param] : [])));
+  for (const b of out.bounds) if (b.of === 'length' && b.depth === undefined && nested.has(b.param)) b.depth = 0;
   return out;
+}
+
+/** A named limit after an upper bound's words: a constant's name ("MAX_N", "Long.MAX_VALUE", "i32::MAX"). */
+const NAMED_LIMIT = /^\s*(?:the\s+)?(?:[A-Za-z_$][\w$]*(?:\.|::))*(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*|MAX\w*|MIN\w*)\b/;
+
+/**
+ * Whether a bound at a place is said of an input's elements: its clause speaks of each or every one of them ("each
+ * row has at most 20 values", "words ..., each of at most 12 letters"), not of each test or call.
+ */
+function ofElements(text: string, at: number): boolean {
+  const { clause } = placeOf(text, at);
+  return /\b(?:each|every)\b(?!\s+(?:tests?|inputs?|cases?|calls?|quer(?:y|ies)|levels?|instances?)\b)/i.test(
+    text.slice(clause, at),
+  );
 }
 
 /** Every upper bound the statement states of its inputs (duplicates kept out). */
