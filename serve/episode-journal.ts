@@ -130,7 +130,9 @@ export class EpisodeJournal {
 
   /** Told the bytes of each line written to an episode's journal (journal-quota.ts charges them to its client). */
   written: (id: string, bytes: number) => void = () => {};
-  /** Asked before an episode's snapshot of `size` bytes is written beside its journal: charged, or false to not write. */
+  /**
+   * Asked before an episode's snapshot of `size` bytes is written beside its journal: charged, or false to not write.
+   */
   maySnapshot: (id: string, size: number) => boolean = () => true;
 
   private write(id: string, line: string): Promise<void> {

@@ -234,7 +234,7 @@ describe('the entities a pick chooses among', () => {
     );
     expect(later.candidates).toHaveLength(14);
   });
-  it('keeps one the tool refuses until the reference has made its last pick (rt29e V4: the state it leaves)', async () => {
+  it('keeps one refused until the reference has made its last pick (rt29e V4: the state it leaves)', async () => {
     const routed = new Set<string>();
     const settled: World = (id, seen) => {
       if (seen === 0) routed.clear();

@@ -85,7 +85,7 @@ describe("V27-3: a WebSocket message's fragments are held as objects, charged as
     }
   }, 230_000);
 
-  it('written another way: fragments under ws maxFragments are charged what they hold, refused at the share', async () => {
+  it('another way: fragments under maxFragments are charged what they hold, refused at the share', async () => {
     if (status('V27-3') === 'open') return;
     const r = await runScript('ws-fragments.mjs', ['fragments', '300', '128', '1000'], 200_000);
     expect(r.serverExit, JSON.stringify(r)).toBeNull();

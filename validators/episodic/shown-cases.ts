@@ -26,7 +26,9 @@ function wordsOf(s: ShownSample): Set<string> {
 
 /** Up to `n` samples of `fold`, spread evenly over it. */
 const spread = (fold: readonly ShownSample[], n: number): ShownSample[] =>
-  fold.length <= n ? [...fold] : Array.from({ length: n }, (_, k) => fold[Math.floor((k * fold.length) / n)] as ShownSample);
+  fold.length <= n
+    ? [...fold]
+    : Array.from({ length: n }, (_, k) => fold[Math.floor((k * fold.length) / n)] as ShownSample);
 
 const episodesOf = (samples: readonly ShownSample[]) => new Set(samples.map((s) => s.episode)).size;
 

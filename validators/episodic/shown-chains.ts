@@ -162,7 +162,9 @@ export function chainsOf(s: ShownSample): Chain[] {
   const shown = s.shown.filter((g) => g.value !== 0 && !once.has(g.value) && once.add(g.value)).slice(0, MAX_SHOWN);
   const seen = new Set<number>();
   const stated = s.stated.filter((g) => g.value !== 0 && !seen.has(g.value) && seen.add(g.value)).slice(0, MAX_STATED);
-  const told = (s.told ?? []).filter((g) => g.value !== 0 && !once.has(g.value) && once.add(g.value)).slice(0, MAX_TOLD);
+  const told = (s.told ?? [])
+    .filter((g) => g.value !== 0 && !once.has(g.value) && once.add(g.value))
+    .slice(0, MAX_TOLD);
   const leaves = [
     ...shown.map((g) => ({ name: `s:${g.id}`, value: g.value, ops: SHOWN_OPS })),
     ...stated.map((g) => ({ name: `c:${g.id}`, value: g.value, ops: STATED_OPS })),
@@ -231,4 +233,3 @@ export function variantsOf(chain: Chain, s: ShownSample): Chain[] {
       .slice(0, MAX_VARIANTS);
   return out;
 }
-
