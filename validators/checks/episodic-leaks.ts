@@ -63,7 +63,16 @@ function revelations(
       const revealed = observations.some((text, j) => j >= k && !argsOf(sent[j]).includes(v) && shows(text, v));
       if (!revealed) return [];
       const seen = r.observations ?? [];
-      return [{ episode: i, level: r.level, value: v, shown: entityShown(r, seen, k), stated: held.stated, ...entityContext(r, seen, k) }];
+      return [
+        {
+          episode: i,
+          level: r.level,
+          value: v,
+          shown: entityShown(r, seen, k),
+          stated: held.stated,
+          ...entityContext(r, seen, k),
+        },
+      ];
     }),
   );
 }
