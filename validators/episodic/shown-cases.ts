@@ -3,7 +3,8 @@
 // the case the word that selects the samples it reproduces), then each case judged on the held fold for its own
 // samples, the cases together covering half of it: the held fold tests a fixed hypothesis per case, so the search's
 // many chains and words are counted once, where they were fitted.
-import { chainsOf, holds, twoFolds, variantsOf, type Chain, type ShownSample } from './shown-chains.js';
+import { near, rounded } from './derived.js';
+import { chainsOf, evaluate, holds, twoFolds, variantsOf, type Chain, type ShownSample } from './shown-chains.js';
 
 /** One case: the chain that holds where the entity shows `word` (or of the level `word` names). */
 interface Case {
@@ -14,7 +15,8 @@ interface Case {
 /** At most this many cases, fitted on at most this many samples of a fold; the search gives up after misses. */
 const MAX_CASES = 8;
 const FIT_SAMPLES = 48;
-const MAX_MISSES = 3;
+const MAX_MISSES = 2;
+const MAX_NAMES = 4;
 
 /** The words the sample's entity showed, and its level as a word (a rule by level is a rule by cases too). */
 const wordsMemo = new WeakMap<ShownSample, Set<string>>();
@@ -42,13 +44,18 @@ function caseOf(seed: ShownSample, sample: readonly ShownSample[], selective: (w
   const classes = words.map((w) => sample.filter((s) => wordsOf(s).has(w)));
   const pool = [...new Set(classes.flat())];
   let best: { word: string; chain: Chain; hits: ShownSample[] } | null = null;
+  // Each chain's values once per sample (its roundings judged on them), the first variants of its names only.
+  const values = new Map<string, (number | undefined)[]>();
   const tried = new Set<string>();
   for (const found of chainsOf(seed))
-    for (const chain of variantsOf(found, seed)) {
+    for (const chain of variantsOf(found, seed).slice(0, MAX_NAMES)) {
       const key = JSON.stringify(chain);
       if (tried.has(key)) continue;
       tried.add(key);
-      const hit = new Set(pool.filter((s) => holds(chain, s)));
+      const bare = JSON.stringify([chain.start, chain.steps]);
+      const xs = values.get(bare) ?? pool.map((s) => evaluate(chain, s));
+      values.set(bare, xs);
+      const hit = new Set(pool.filter((s, k) => xs[k] !== undefined && near(rounded(xs[k], chain.round), s.value)));
       words.forEach((word, i) => {
         const cls = classes[i] as ShownSample[];
         const hits = cls.filter((s) => hit.has(s));

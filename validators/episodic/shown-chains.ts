@@ -54,10 +54,12 @@ const AFFINE: Record<Op, (c: number) => [number, number]> = {
   '%more': (c) => [(100 + c) / 100, 0],
 };
 /**
- * A number the entity shows joins by sum, difference, product or percentage (a rate printed beside the price: rt30e
- * W5); a stated or told one also as a divisor.
+ * A number the entity shows joins by sum, difference or product, and as a percentage where it may be a rate (under
+ * 100: a rate printed beside the price, rt30e W5); a stated or told one also as a divisor.
  */
-const SHOWN_OPS: readonly Op[] = ['-', '+', 'c-', '*', '%', '%less', '%more'];
+const SHOWN_OPS: readonly Op[] = ['-', '+', 'c-', '*'];
+const RATE_OPS: readonly Op[] = [...SHOWN_OPS, '%', '%less', '%more'];
+const shownOps = (value: number) => (value > 0 && value < 100 ? RATE_OPS : SHOWN_OPS);
 const STATED_OPS = Object.keys(OPS) as Op[];
 /** A number that makes an operation the identity (add 0, times 1, 100%) or a constant (times 0) relates nothing. */
 const trivial = (op: Op, c: number) =>
@@ -106,7 +108,7 @@ function leavesOf(s: ShownSample): Map<string, number> {
 }
 
 /** The chain's value on `s` before its rounding (undefined where `s` lacks one of its numbers). */
-function evaluate(chain: Chain, s: ShownSample): number | undefined {
+export function evaluate(chain: Chain, s: ShownSample): number | undefined {
   const leaves = leavesOf(s);
   let x = leaves.get(chain.start);
   for (const step of chain.steps) {
@@ -166,7 +168,7 @@ export function chainsOf(s: ShownSample): Chain[] {
     .filter((g) => g.value !== 0 && !once.has(g.value) && once.add(g.value))
     .slice(0, MAX_TOLD);
   const leaves = [
-    ...shown.map((g) => ({ name: `s:${g.id}`, value: g.value, ops: SHOWN_OPS })),
+    ...shown.map((g) => ({ name: `s:${g.id}`, value: g.value, ops: shownOps(g.value) })),
     ...stated.map((g) => ({ name: `c:${g.id}`, value: g.value, ops: STATED_OPS })),
     ...told.map((g) => ({ name: `t:${g.id}`, value: g.value, ops: STATED_OPS })),
   ];
@@ -210,15 +212,27 @@ export function chainsOf(s: ShownSample): Chain[] {
 
 /** Variants of a chain found on `s` per name of each number it uses (a place from the end, a label, a text's words). */
 const MAX_VARIANTS = 8;
+const namesMemo = new WeakMap<ShownSample, Map<string, string[]>>();
 export function variantsOf(chain: Chain, s: ShownSample): Chain[] {
+  let memo = namesMemo.get(s);
+  if (!memo) namesMemo.set(s, (memo = new Map()));
   const names = (leaf: string): string[] => {
+    const hit = memo.get(leaf);
+    if (hit) return hit;
     const value = leavesOf(s).get(leaf);
     const given = { 's:': s.shown, 't:': s.told ?? [], 'c:': s.stated }[leaf.slice(0, 2)] ?? [];
-    if (given.length === 0 || value === undefined) return [leaf];
     const prefix = leaf.slice(0, 2);
-    return [
-      ...new Set([leaf, ...given.filter((g) => g.value === value).flatMap((g) => namesOf(g).map((n) => prefix + n))]),
-    ];
+    const out =
+      given.length === 0 || value === undefined
+        ? [leaf]
+        : [
+            ...new Set([
+              leaf,
+              ...given.filter((g) => g.value === value).flatMap((g) => namesOf(g).map((n) => prefix + n)),
+            ]),
+          ];
+    memo.set(leaf, out);
+    return out;
   };
   let out: Chain[] = [{ ...chain, start: '', steps: [] }];
   for (const [k, leaf] of [chain.start, ...chain.steps.map((step) => step.leaf)].entries())

@@ -72,7 +72,11 @@ function fit(fold: readonly ShownSample[]): Chain | null {
   for (const s of seeds)
     for (const chain of chainsOf(s)) for (const v of variantsOf(chain, s)) candidates.set(JSON.stringify(v), v);
   let best: { chain: Chain; n: number; episodes: number } | null = null;
+  // A chain that misses over half of the fold is never kept: its count stops there.
+  const allowed = fold.length - Math.ceil(fold.length / 2);
   for (const chain of candidates.values()) {
+    let misses = 0;
+    if (!fold.every((s) => holds(chain, s) || ++misses <= allowed)) continue;
     const r = reproduced(chain, fold);
     if (!best || r.n > best.n || (r.n === best.n && chain.steps.length < best.chain.steps.length))
       best = { chain, ...r };
