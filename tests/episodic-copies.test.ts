@@ -261,7 +261,7 @@ describe('shownSamples', () => {
       'ok',
     ];
     const stated = [{ id: 'a fee', value: 15 }];
-    expect(shownSamples(log, seen, rule, 3, stated)).toEqual([
+    expect(shownSamples(log, seen, rule, 3, stated)).toMatchObject([
       {
         episode: 3,
         level: 1,
@@ -292,7 +292,7 @@ describe('shownSamples', () => {
   it("reads a minus sign as the number's own, a hyphen in an id as no sign", () => {
     const rule = { tool: 'file', arg: 'refund', from: 'precheck', fromEnd: 0 };
     const log = rollout([call('precheck', { id: 'TR-17' }), call('file', { id: 'TR-17', refund: -1986 })]);
-    expect(shownSamples(log, ['TR-17 complete: refund -1,986.', 'ok'], rule, 0, [])).toEqual([
+    expect(shownSamples(log, ['TR-17 complete: refund -1,986.', 'ok'], rule, 0, [])).toMatchObject([
       { episode: 0, level: 1, value: -1986, shown: [], stated: [] },
     ]);
   });
